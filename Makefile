@@ -1,0 +1,18 @@
+# The front door. Run as root on a Debian 12 machine: each target installs what
+# it needs and starts what is down (see docker/dev/).
+.PHONY: demo test stop lint
+
+## The whole portal (Slurm, PostgreSQL, Redis, Celery, web) at http://127.0.0.1:8000
+demo:
+	bash docker/dev/demo.sh
+
+## Linters and every test, against the live dev cluster (pytest args: make test ARGS=-x)
+test:
+	bash docker/dev/test.sh $(ARGS)
+
+## Stop every dev service (by the pids recorded under /run/storagelab)
+stop:
+	bash docker/dev/stop.sh
+
+lint:
+	.venv/bin/ruff check . && .venv/bin/ruff format --check .

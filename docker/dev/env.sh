@@ -1,0 +1,22 @@
+# The dev site's environment, sourced by the dev scripts. Every variable can be
+# overridden from outside; the README lists what a real site sets.
+STORAGELAB_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+. "$STORAGELAB_ROOT/docker/lib.sh"
+
+VENV=${VENV:-$STORAGELAB_ROOT/.venv}
+mkdir -p "$STATE_DIR" "$RUN_DIR" "$LOG_DIR"
+# A secret key made once per machine, readable by root only.
+if [ ! -s "$STATE_DIR/secret_key" ]; then
+  (umask 077 && head -c 48 /dev/urandom | base64 >"$STATE_DIR/secret_key")
+fi
+export SECRET_KEY_FILE=${SECRET_KEY_FILE:-$STATE_DIR/secret_key}
+export DB_NAME=${DB_NAME:-storagelab} DB_USER=${DB_USER:-storagelab}
+export DB_PASSWORD=${DB_PASSWORD:-storagelab} DB_HOST=${DB_HOST:-127.0.0.1} DB_PORT=${DB_PORT:-5432}
+export REDIS_URL=${REDIS_URL:-redis://127.0.0.1:6379/0}
+export SLURMRESTD_URL=${SLURMRESTD_URL:-http://127.0.0.1:6820}
+export SLURM_JWT_KEY_FILE=${SLURM_JWT_KEY_FILE:-/etc/slurm/jwt_hs256.key}
+export SLURM_PARTITION=${SLURM_PARTITION:-debug}
+# slurm.conf names it; Slurm 22.05's REST API does not.
+export SLURM_CLUSTER_NAME=${SLURM_CLUSTER_NAME:-storagelab}
+export STATIC_ROOT=${STATIC_ROOT:-$STATE_DIR/static}
+export DJANGO_SETTINGS_MODULE=portal.settings

@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# Brings up everything but the web server: system packages, the Python venv,
+# PostgreSQL, Redis, the dev Slurm cluster, the database, the demo accounts and a
+# Celery worker and beat. Idempotent: reuses what already runs.
+# Prints the names of the services it started itself, one a line, on fd 3 (if open),
+# so that `make demo` can stop exactly those.
+set -euo pipefail
+. "$(dirname "$0")/env.sh"
+[ "$(id -u)" = 0 ] || die "run as root (sudo make ...): it installs packages and starts daemons"
+started() { { printf '%s\n' "$1" >&3; } 2>/dev/null || true; }
+
+# --- packages and the venv ---------------------------------------------------
+apt_install postgresql redis-server python3-venv chromium fonts-dejavu-core ca-certificates
+if [ ! -x "$VENV/bin/python" ]; then
+  say "creating the venv in $VENV"
+  python3 -m venv "$VENV"
+fi
+stamp="$VENV/.requirements.sha256"
+if [ "$(sha256sum <"$STORAGELAB_ROOT/requirements.txt")" != "$(cat "$stamp" 2>/dev/null)" ]; then
+  say "installing the pinned Python packages"
+  "$VENV/bin/pip" install -q --disable-pip-version-check -r "$STORAGELAB_ROOT/requirements.txt"
+  sha256sum <"$STORAGELAB_ROOT/requirements.txt" >"$stamp"
+fi
+
+# --- PostgreSQL: reuse one that answers, else start Debian's cluster -----------
+if ! pg_isready -q -h "$DB_HOST" -p "$DB_PORT"; then
+  read -r pg_version pg_cluster _ < <(pg_lsclusters -h | head -n 1)
+  [ -n "${pg_version:-}" ] || die "no PostgreSQL cluster found (pg_lsclusters shows none)"
+  pg_ctlcluster "$pg_version" "$pg_cluster" start
+  head -n 1 "/var/lib/postgresql/$pg_version/$pg_cluster/postmaster.pid" >"$RUN_DIR/postgresql.pid"
+  wait_for PostgreSQL 30 pg_isready -q -h "$DB_HOST" -p "$DB_PORT"
+  say "started PostgreSQL $pg_version/$pg_cluster (pid $(cat "$RUN_DIR/postgresql.pid"))"
+  started postgresql
+fi
+if [ "$DB_HOST" = 127.0.0.1 ] || [ "$DB_HOST" = localhost ]; then
+  # The local dev database: a role that may also create the test database.
+  as_postgres() { runuser -u postgres -- "$@" -p "$DB_PORT"; }
+  as_postgres psql -tAc "SELECT 1 FROM pg_roles WHERE rolname = '$DB_USER'" | grep -q 1 ||
+    as_postgres psql -q -c "CREATE ROLE \"$DB_USER\" LOGIN CREATEDB PASSWORD '$DB_PASSWORD'"
+  as_postgres psql -tAc "SELECT 1 FROM pg_database WHERE datname = '$DB_NAME'" | grep -q 1 ||
+    as_postgres createdb -O "$DB_USER" "$DB_NAME"
+fi
+
+# --- Redis ----------------------------------------------------------------------
+redis_port=$(printf '%s' "$REDIS_URL" | sed -n 's|^redis://[^/:]*:\([0-9]*\).*|\1|p')
+if ! redis-cli -p "${redis_port:-6379}" ping 2>/dev/null | grep -q PONG; then
+  redis-server --bind 127.0.0.1 --port "${redis_port:-6379}" --save '' --appendonly no \
+    --daemonize yes --pidfile "$RUN_DIR/redis.pid" --logfile "$LOG_DIR/redis.log"
+  wait_for Redis 10 redis-cli -p "${redis_port:-6379}" ping
+  say "started Redis (pid $(cat "$RUN_DIR/redis.pid"))"
+  started redis
+fi
+
+# --- Slurm ----------------------------------------------------------------------
+alive "$RUN_DIR/slurmctld.pid" || started slurm
+"$STORAGELAB_ROOT/docker/slurm/start.sh"
+
+# --- the portal's database and demo accounts -----------------------------------
+cd "$STORAGELAB_ROOT"
+"$VENV/bin/python" manage.py migrate --no-input -v 0
+"$VENV/bin/python" manage.py collectstatic --no-input -v 0
+"$VENV/bin/python" manage.py create_demo_accounts
+
+# --- Celery worker and beat -----------------------------------------------------
+if ! alive "$RUN_DIR/celery-worker.pid"; then
+  "$VENV/bin/celery" -A portal worker --loglevel INFO --concurrency 2 \
+    >>"$LOG_DIR/celery-worker.log" 2>&1 </dev/null &
+  echo $! >"$RUN_DIR/celery-worker.pid"
+  say "started the Celery worker (pid $!)"
+  started celery-worker
+fi
+if ! alive "$RUN_DIR/celery-beat.pid"; then
+  "$VENV/bin/celery" -A portal beat --loglevel INFO --schedule "$STATE_DIR/celerybeat-schedule" \
+    >>"$LOG_DIR/celery-beat.log" 2>&1 </dev/null &
+  echo $! >"$RUN_DIR/celery-beat.pid"
+  say "started Celery beat (pid $!)"
+  started celery-beat
+fi

@@ -1,0 +1,58 @@
+# Shell helpers shared by the dev scripts: where state lives and how a daemon is
+# known to be alive. Sourced, not run.
+
+# One dev cluster per machine, whichever checkout starts it: fixed system paths.
+RUN_DIR=${STORAGELAB_RUN_DIR:-/run/storagelab}
+STATE_DIR=${STORAGELAB_STATE_DIR:-/var/lib/storagelab}
+LOG_DIR=${STORAGELAB_LOG_DIR:-/var/log/storagelab}
+
+say() { printf '[storagelab] %s\n' "$*"; }
+die() { printf '[storagelab] error: %s\n' "$*" >&2; exit 1; }
+
+# alive PIDFILE: the pid in PIDFILE runs and is not a zombie (PID 1 here reaps
+# late, so kill -0 alone would call a dead daemon alive).
+alive() {
+  local pid
+  [ -s "$1" ] || return 1
+  pid=$(cat "$1" 2>/dev/null) || return 1
+  [ -n "$pid" ] && [ -r "/proc/$pid/status" ] || return 1
+  ! grep -q '^State:[[:space:]]*Z' "/proc/$pid/status"
+}
+
+# stop_pidfile NAME PIDFILE: TERM the process, wait up to 10 s, then KILL.
+stop_pidfile() {
+  local name=$1 file=$2 pid i
+  if alive "$file"; then
+    pid=$(cat "$file")
+    kill "$pid" 2>/dev/null || true
+    for i in $(seq 50); do alive "$file" || break; sleep 0.2; done
+    alive "$file" && kill -9 "$pid" 2>/dev/null || true
+    say "stopped $name (pid $pid)"
+  fi
+  rm -f "$file"
+}
+
+# wait_for DESCRIPTION SECONDS COMMAND...: retry COMMAND until it succeeds.
+wait_for() {
+  local what=$1 seconds=$2 i
+  shift 2
+  for i in $(seq $((seconds * 5))); do
+    "$@" >/dev/null 2>&1 && return 0
+    sleep 0.2
+  done
+  die "$what did not come up within ${seconds}s (logs in $LOG_DIR)"
+}
+
+# apt_install PACKAGE...: install what is missing, nothing else.
+apt_install() {
+  local missing=() p
+  for p in "$@"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+  done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  say "installing ${missing[*]}"
+  if [ -z "$(find /var/lib/apt/lists -maxdepth 1 -name '*_Packages' -mmin -1440 2>/dev/null | head -1)" ]; then
+    apt-get update -q >/dev/null
+  fi
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null
+}

@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# Brings up the single-node dev cluster from Debian's packages: munge, slurmctld,
+# slurmd and slurmrestd (JWT, 127.0.0.1:6820), and the dev site's accounts.
+# Idempotent: installs only what is missing and starts only what is down.
+# Every pid it starts is recorded under $RUN_DIR; docker/slurm/stop.sh stops them.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/../lib.sh"
+
+[ "$(id -u)" = 0 ] || die "run as root: it installs packages and starts daemons"
+
+SLURM_CONF=/etc/slurm/slurm.conf
+JWT_KEY=${SLURM_JWT_KEY_FILE:-/etc/slurm/jwt_hs256.key}
+PARTITION=${SLURM_PARTITION:-debug}
+REST_ADDR=${SLURMRESTD_LISTEN:-127.0.0.1:6820}
+REST_USER=slurmrestd
+
+apt_install slurmctld slurmd slurm-client slurmrestd slurm-wlm-jwt-plugin munge fio
+
+host=$(hostname -s)
+getent hosts "$host" >/dev/null || { echo "127.0.0.1 $host" >>/etc/hosts; say "added $host to /etc/hosts"; }
+
+mkdir -p "$RUN_DIR" "$LOG_DIR" "$STATE_DIR/slurm/ctld" "$STATE_DIR/slurm/slurmd"
+chown slurm:slurm "$STATE_DIR/slurm/ctld" "$LOG_DIR"
+chmod 0755 "$LOG_DIR"
+
+# The JWT key: 32 random bytes that only slurm (and root, for the portal) can read.
+if [ ! -s "$JWT_KEY" ]; then
+  head -c 32 /dev/urandom >"$JWT_KEY"
+  say "created the JWT key $JWT_KEY"
+fi
+chown slurm:slurm "$JWT_KEY"
+chmod 0600 "$JWT_KEY"
+
+node=$(slurmd -C | head -n 1)
+nodename=$(printf '%s\n' "$node" | sed -n 's/^NodeName=\([^ ]*\).*/\1/p')
+conf=$(sed -e "s|@HOST@|$host|" -e "s|@STATE@|$STATE_DIR/slurm|g" -e "s|@RUN@|$RUN_DIR|g" \
+  -e "s|@LOG@|$LOG_DIR|g" -e "s|@JWT_KEY@|$JWT_KEY|" -e "s|@NODE@|$node|" \
+  -e "s|@NODENAME@|$nodename|" -e "s|@PARTITION@|$PARTITION|" "$here/slurm.conf.in")
+if [ "$(cat "$SLURM_CONF" 2>/dev/null)" != "$conf" ]; then
+  # A changed configuration only takes effect on a restart.
+  "$here/stop.sh" --daemons-only >/dev/null 2>&1 || true
+  mkdir -p "$(dirname "$SLURM_CONF")"
+  printf '%s\n' "$conf" >"$SLURM_CONF"
+  say "wrote $SLURM_CONF"
+fi
+
+# munge: the packages create the key; the daemon runs as the munge user.
+mkdir -p /run/munge && chown munge:munge /run/munge
+if ! alive /run/munge/munged.pid; then
+  rm -f /run/munge/munged.pid
+  runuser -u munge -- /usr/sbin/munged --force
+  wait_for munged 10 alive /run/munge/munged.pid
+  say "started munged (pid $(cat /run/munge/munged.pid))"
+fi
+cp /run/munge/munged.pid "$RUN_DIR/munged.pid"
+
+if ! alive "$RUN_DIR/slurmctld.pid"; then
+  /usr/sbin/slurmctld
+  wait_for slurmctld 20 alive "$RUN_DIR/slurmctld.pid"
+  say "started slurmctld (pid $(cat "$RUN_DIR/slurmctld.pid"))"
+fi
+if ! alive "$RUN_DIR/slurmd.pid"; then
+  /usr/sbin/slurmd
+  wait_for slurmd 20 alive "$RUN_DIR/slurmd.pid"
+  say "started slurmd (pid $(cat "$RUN_DIR/slurmd.pid"))"
+fi
+wait_for "slurmctld answering" 30 scontrol ping
+# A node left DOWN by an unclean stop would keep every job pending.
+if sinfo -h -N -o '%T' | grep -qiE 'down|drain'; then
+  scontrol update NodeName="$nodename" State=RESUME >/dev/null 2>&1 || true
+fi
+
+# slurmrestd refuses to run as root: it binds the port, then drops to its own user.
+id "$REST_USER" >/dev/null 2>&1 ||
+  useradd --system --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin "$REST_USER"
+if ! alive "$RUN_DIR/slurmrestd.pid"; then
+  SLURM_JWT=daemon /usr/sbin/slurmrestd -a rest_auth/jwt \
+    -s openapi/v0.0.36,openapi/v0.0.37,openapi/v0.0.38 \
+    -u "$REST_USER" -g "$REST_USER" "$REST_ADDR" \
+    >>"$LOG_DIR/slurmrestd.log" 2>&1 </dev/null &
+  echo $! >"$RUN_DIR/slurmrestd.pid"
+  wait_for slurmrestd 20 bash -c "exec 3<>/dev/tcp/${REST_ADDR%:*}/${REST_ADDR#*:}"
+  say "started slurmrestd on $REST_ADDR (pid $(cat "$RUN_DIR/slurmrestd.pid"))"
+fi
+
+# The dev site's cluster accounts: an instructor and three trainees.
+for user in ${STORAGELAB_DEV_ACCOUNTS:-sl-instructor sl-trainee1 sl-trainee2 sl-trainee3}; do
+  "$here/account.sh" add "$user"
+done
+say "Slurm is up: partition $PARTITION, slurmrestd on http://$REST_ADDR"

@@ -1,0 +1,145 @@
+"""Each API version's shape, turned into the client's models.
+
+v0.0.38/39: job_state is a string, numbers are plain, exit_code is the raw wait
+status, environment is an object and the script sits beside `job`.
+v0.0.40+: job_state is a list of flags, numbers are {set, infinite, number},
+exit_code is decoded, environment is a list of K=V and the script is in `job`.
+"""
+
+from datetime import UTC, datetime
+from typing import Annotated, Any
+
+from pydantic import BaseModel, BeforeValidator, ConfigDict, ValidationError
+
+from jobs.slurm.errors import SlurmInvalidResponse
+from jobs.slurm.models import JobSpec, JobState, Ping, SlurmJob
+
+# Newest first: discovery takes the first one slurmrestd serves.
+API_VERSIONS = ("v0.0.44", "v0.0.43", "v0.0.42", "v0.0.41", "v0.0.40", "v0.0.39", "v0.0.38")
+
+
+def is_legacy(version: str) -> bool:
+    return version in ("v0.0.38", "v0.0.39")
+
+
+class _Loose(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+
+class _Number(_Loose):
+    set: bool = False
+    infinite: bool = False
+    number: int = 0
+
+
+class _Signal(_Loose):
+    id: _Number = _Number()
+
+
+class _ExitCode(_Loose):
+    return_code: _Number = _Number()
+    signal: _Signal = _Signal()
+
+
+# Slurm answers null for a name it cannot resolve (say, a deleted user).
+Text = Annotated[str, BeforeValidator(lambda value: "" if value is None else value)]
+
+
+class _Job(_Loose):
+    job_id: int
+    name: Text = ""
+    job_state: str | list[str]
+    state_reason: Text = ""
+    exit_code: int | _ExitCode | None = None
+    submit_time: int | _Number | None = None
+    start_time: int | _Number | None = None
+    end_time: int | _Number | None = None
+    user_name: Text = ""
+    standard_output: Text = ""
+    current_working_directory: Text = ""
+    cluster: Text = ""
+
+
+def _time(value: int | _Number | None) -> datetime | None:
+    if isinstance(value, _Number):
+        value = value.number if value.set and not value.infinite else None
+    return datetime.fromtimestamp(value, UTC) if value else None
+
+
+def _state(value: str | list[str]) -> JobState:
+    name = value[0] if isinstance(value, list) and value else value
+    try:
+        return JobState(name)
+    except ValueError:
+        return JobState.UNKNOWN
+
+
+def _exit(value: int | _ExitCode | None) -> tuple[int | None, int | None]:
+    """(return code, signal). Up to v0.0.39 the value is the raw wait status."""
+    if value is None:
+        return None, None
+    if isinstance(value, int):
+        if value & 0x7F:
+            return None, value & 0x7F
+        return value >> 8, None
+    signal = value.signal.id.number if value.signal.id.set else None
+    code = value.return_code.number if value.return_code.set else None
+    return code, signal or None
+
+
+def parse_job(raw: dict[str, Any]) -> SlurmJob:
+    try:
+        job = _Job.model_validate(raw)
+    except ValidationError as e:
+        raise SlurmInvalidResponse(f"unreadable job record: {e.error_count()} invalid field(s)")
+    code, signal = _exit(job.exit_code)
+    return SlurmJob(
+        job_id=job.job_id,
+        name=job.name,
+        state=_state(job.job_state),
+        reason=job.state_reason if job.state_reason != "None" else "",
+        return_code=code,
+        signal=signal,
+        submit_time=_time(job.submit_time),
+        start_time=_time(job.start_time),
+        end_time=_time(job.end_time),
+        user_name=job.user_name,
+        standard_output=job.standard_output,
+        working_directory=job.current_working_directory,
+        cluster=job.cluster,
+    )
+
+
+def parse_ping(version: str, body: dict[str, Any]) -> Ping:
+    meta = body.get("meta") or {}
+    slurm = meta.get("slurm") or meta.get("Slurm") or {}
+    pings = body.get("pings") or [{}]
+    first = pings[0] if isinstance(pings[0], dict) else {}
+    # v0.0.38 says "ping": "UP"; later releases "pinged": "UP" and "responding".
+    up = first.get("responding", (first.get("pinged") or first.get("ping")) == "UP")
+    return Ping(
+        api_version=version,
+        release=str(slurm.get("release", "")),
+        hostname=str(first.get("hostname", "")),
+        up=bool(up),
+        cluster=str(slurm.get("cluster", "")),
+    )
+
+
+def submit_payload(version: str, spec: JobSpec) -> dict[str, Any]:
+    job: dict[str, Any] = {
+        "name": spec.name,
+        "partition": spec.partition,
+        "tasks": spec.tasks,
+        "cpus_per_task": spec.cpus_per_task,
+        "time_limit": spec.time_limit_minutes,
+        "current_working_directory": spec.working_directory,
+        "standard_output": spec.standard_output,
+        "standard_error": spec.standard_error or spec.standard_output,
+    }
+    if is_legacy(version):
+        job["environment"] = dict(spec.environment)
+        return {"script": spec.script, "job": job}
+    job["environment"] = [f"{k}={v}" for k, v in spec.environment.items()]
+    job["script"] = spec.script
+    return {"job": job}

@@ -1,0 +1,199 @@
+"""The slurmrestd client: one private request path, version discovery, the calls."""
+
+import logging
+from datetime import datetime
+from functools import cache
+from typing import Any
+
+import httpx
+from django.conf import settings
+
+from jobs.slurm import adapters
+from jobs.slurm.auth import Auth, StaticToken, TokenSigner
+from jobs.slurm.errors import (
+    SlurmAuthError,
+    SlurmConnectionError,
+    SlurmError,
+    SlurmInvalidResponse,
+    SlurmMessage,
+    SlurmNotFound,
+    SlurmRejected,
+    SlurmServerError,
+)
+from jobs.slurm.models import JobSpec, Ping, SlurmJob
+
+log = logging.getLogger(__name__)
+
+INVALID_JOB_ID = 2017
+PROTOCOL_AUTHENTICATION_ERROR = 1007
+
+
+def _messages(body: dict[str, Any]) -> tuple[SlurmMessage, ...]:
+    found = []
+    for entry in body.get("errors") or ():
+        if isinstance(entry, dict):
+            number = entry.get("error_number", entry.get("error_code"))
+            found.append(
+                SlurmMessage(
+                    error=str(entry.get("error", "")),
+                    description=str(entry.get("description", "")),
+                    source=str(entry.get("source", "")),
+                    number=number if isinstance(number, int) else None,
+                )
+            )
+    return tuple(found)
+
+
+def _is_transient(number: int | None) -> bool:
+    # -1 ("Unspecified error") is what Slurm 22.05 answers both when slurmctld is
+    # down and when it refuses a token; 1xxx are communication errors and 5xxx
+    # socket errors. ESLURM_* (2xxx-4xxx) are Slurm's considered "no".
+    if number is None or number <= 0:
+        return True
+    return (1000 <= number < 2000 and number != PROTOCOL_AUTHENTICATION_ERROR) or number >= 5000
+
+
+def _raise_for(status: int, body: dict[str, Any], what: str) -> None:
+    errors = _messages(body)
+    numbers = {e.number for e in errors}
+    if status == 401 or PROTOCOL_AUTHENTICATION_ERROR in numbers:
+        raise SlurmAuthError(f"{what}: token refused", status=status, errors=errors)
+    if INVALID_JOB_ID in numbers:
+        raise SlurmNotFound(f"{what}: no such job", status=status, errors=errors)
+    if status < 500 or any(not _is_transient(n) for n in numbers):
+        raise SlurmRejected(f"{what}: refused by Slurm", status=status, errors=errors)
+    raise SlurmServerError(f"{what}: Slurm could not answer", status=status, errors=errors)
+
+
+class SlurmClient:
+    def __init__(
+        self,
+        base_url: str,
+        auth: Auth,
+        *,
+        service_user: str,
+        timeout: float,
+        transport: httpx.BaseTransport | None = None,
+    ):
+        self.auth = auth
+        self.service_user = service_user
+        self._http = httpx.Client(base_url=base_url, timeout=timeout, transport=transport)
+        self._version: str | None = None
+
+    def _request(
+        self,
+        method: str,
+        path: str,
+        user: str,
+        *,
+        version: str | None = None,
+        json: dict[str, Any] | None = None,
+        params: dict[str, Any] | None = None,
+    ) -> dict[str, Any] | None:
+        """Every call goes through here. Returns the JSON body, or None for 304."""
+        url = f"/slurm/{version or self.api_version()}/{path}"
+        what = f"{method} {url}"
+        try:
+            response = self._http.request(
+                method, url, headers=self.auth.headers(user), json=json, params=params
+            )
+        except httpx.TimeoutException as e:
+            raise SlurmConnectionError(f"{what}: no answer in time ({type(e).__name__})")
+        except httpx.TransportError as e:
+            raise SlurmConnectionError(f"{what}: cannot reach slurmrestd ({type(e).__name__})")
+
+        if response.status_code == 304:
+            return None
+        if response.status_code == 401:
+            raise SlurmAuthError(f"{what}: {response.text.strip()[:200]}", status=401)
+        content_type = response.headers.get("content-type", "")
+        if response.status_code == 404 and not content_type.startswith("application/json"):
+            raise SlurmNotFound(f"{what}: no such endpoint", status=404)
+        if not content_type.startswith("application/json"):
+            raise SlurmInvalidResponse(
+                f"{what}: answered HTTP {response.status_code} with {content_type or 'no type'}",
+                status=response.status_code,
+            )
+        try:
+            body = response.json()
+        except ValueError:
+            raise SlurmInvalidResponse(f"{what}: invalid JSON", status=response.status_code)
+        if not isinstance(body, dict):
+            raise SlurmInvalidResponse(
+                f"{what}: JSON is not an object", status=response.status_code
+            )
+        if response.status_code >= 400 or _messages(body):
+            _raise_for(response.status_code, body, what)
+        for warning in body.get("warnings") or ():
+            log.warning("slurmrestd %s: %s", what, warning)
+        return body
+
+    def api_version(self) -> str:
+        """The newest API version this slurmrestd serves, found once and cached."""
+        if self._version is None:
+            for version in adapters.API_VERSIONS:
+                try:
+                    self._request("GET", "ping", self.service_user, version=version)
+                except SlurmNotFound:
+                    continue
+                self._version = version
+                break
+            else:
+                raise SlurmNotFound(f"slurmrestd serves none of {', '.join(adapters.API_VERSIONS)}")
+        return self._version
+
+    def ping(self) -> Ping:
+        body = self._request("GET", "ping", self.service_user) or {}
+        return adapters.parse_ping(self.api_version(), body)
+
+    def cluster_name(self) -> str:
+        """From the API where it says (v0.0.40+), else from a job's record, else settings."""
+        name = self.ping().cluster
+        if not name:
+            jobs = self.jobs(self.service_user)
+            name = next((job.cluster for job in jobs if job.cluster), "")
+        return name or settings.SLURM_CLUSTER_NAME
+
+    def submit(self, user: str, spec: JobSpec) -> int:
+        payload = adapters.submit_payload(self.api_version(), spec)
+        body = self._request("POST", "job/submit", user, json=payload) or {}
+        job_id = body.get("job_id")
+        if not isinstance(job_id, int):
+            raise SlurmInvalidResponse("job/submit: the answer has no job id")
+        return job_id
+
+    def job(self, user: str, job_id: int) -> SlurmJob:
+        body = self._request("GET", f"job/{int(job_id)}", user) or {}
+        jobs = body.get("jobs") or []
+        if not jobs:
+            raise SlurmNotFound(f"job {job_id}: not known to Slurm")
+        return adapters.parse_job(jobs[0])
+
+    def jobs(self, user: str, since: datetime | None = None) -> list[SlurmJob] | None:
+        """All jobs; None when nothing changed since `since` (HTTP 304)."""
+        params = {"update_time": int(since.timestamp())} if since else None
+        body = self._request("GET", "jobs", user, params=params)
+        if body is None:
+            return None
+        return [adapters.parse_job(raw) for raw in body.get("jobs") or []]
+
+    def cancel(self, user: str, job_id: int) -> None:
+        self._request("DELETE", f"job/{int(job_id)}", user)
+
+
+@cache
+def get_client() -> SlurmClient:
+    """The portal's client, configured from settings (one per process)."""
+    if settings.SLURM_SERVICE_TOKEN:
+        auth: Auth = StaticToken(settings.SLURM_SERVICE_TOKEN)
+    else:
+        auth = TokenSigner(settings.SLURM_JWT_KEY_FILE, settings.SLURM_JWT_LIFESPAN)
+    return SlurmClient(
+        settings.SLURMRESTD_URL,
+        auth,
+        service_user=settings.SLURM_SERVICE_USER,
+        timeout=settings.SLURMRESTD_TIMEOUT,
+    )
+
+
+__all__ = ["SlurmClient", "SlurmError", "get_client"]

@@ -1,0 +1,77 @@
+"""The client's own models: what the rest of the portal sees of Slurm, whatever
+the API version behind it."""
+
+from datetime import datetime
+from enum import StrEnum
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class JobState(StrEnum):
+    """Slurm's base job states (the first flag from v0.0.40 on)."""
+
+    PENDING = "PENDING"
+    RUNNING = "RUNNING"
+    SUSPENDED = "SUSPENDED"
+    COMPLETING = "COMPLETING"
+    COMPLETED = "COMPLETED"
+    CANCELLED = "CANCELLED"
+    FAILED = "FAILED"
+    TIMEOUT = "TIMEOUT"
+    NODE_FAIL = "NODE_FAIL"
+    PREEMPTED = "PREEMPTED"
+    BOOT_FAIL = "BOOT_FAIL"
+    DEADLINE = "DEADLINE"
+    OUT_OF_MEMORY = "OUT_OF_MEMORY"
+    UNKNOWN = "UNKNOWN"
+
+    @property
+    def finished(self) -> bool:
+        return self not in (self.PENDING, self.RUNNING, self.SUSPENDED, self.COMPLETING)
+
+
+class SlurmJob(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    job_id: int
+    name: str = ""
+    state: JobState
+    reason: str = ""
+    # Decoded from the wait status: the script's exit code, or the killing signal.
+    return_code: int | None = None
+    signal: int | None = None
+    submit_time: datetime | None = None
+    start_time: datetime | None = None
+    end_time: datetime | None = None
+    user_name: str = ""
+    standard_output: str = ""
+    working_directory: str = ""
+    cluster: str = ""
+
+
+class JobSpec(BaseModel):
+    """A batch job to submit. Every field is typed; the script is built by the
+    portal from validated parameters, never taken from a user."""
+
+    model_config = ConfigDict(frozen=True)
+
+    name: str = Field(pattern=r"^[A-Za-z0-9_.-]{1,64}$")
+    script: str
+    partition: str
+    working_directory: str
+    standard_output: str
+    standard_error: str | None = None
+    time_limit_minutes: int = Field(ge=1, le=24 * 60)
+    tasks: int = Field(default=1, ge=1)
+    cpus_per_task: int = Field(default=1, ge=1)
+    environment: dict[str, str] = Field(default_factory=dict)
+
+
+class Ping(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    api_version: str
+    release: str
+    hostname: str
+    up: bool
+    cluster: str = ""

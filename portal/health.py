@@ -1,0 +1,55 @@
+"""The checks behind /healthz: each says ok or not, and what it saw."""
+
+from dataclasses import dataclass, field
+
+from django.core.cache import cache
+from django.db import connection
+
+from jobs.slurm import SlurmError, get_client
+
+
+@dataclass
+class Check:
+    name: str
+    ok: bool
+    detail: str
+    facts: dict[str, str] = field(default_factory=dict)
+
+
+def check_database() -> Check:
+    try:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT version()")
+            (version,) = cursor.fetchone()
+    except Exception as e:  # any driver error means "down" here
+        return Check("Database", False, f"unreachable: {type(e).__name__}")
+    return Check("Database", True, "reachable", {"server": version.split(" on ")[0]})
+
+
+def check_redis() -> Check:
+    try:
+        cache.set("healthz", "ok", timeout=10)
+        ok = cache.get("healthz") == "ok"
+    except Exception as e:  # connection refused, timeout, ...
+        return Check("Redis", False, f"unreachable: {type(e).__name__}")
+    return Check("Redis", ok, "reachable" if ok else "answered, but lost a value")
+
+
+def check_slurm() -> Check:
+    client = get_client()
+    try:
+        ping = client.ping()
+        cluster = client.cluster_name()
+    except SlurmError as e:
+        return Check("Slurm (slurmrestd)", False, str(e))
+    facts = {
+        "API version": ping.api_version,
+        "Slurm release": ping.release,
+        "controller": f"{ping.hostname} ({'up' if ping.up else 'DOWN'})",
+        "cluster": cluster or "(not reported)",
+    }
+    return Check("Slurm (slurmrestd)", ping.up, "reachable and authenticated", facts)
+
+
+def run_checks() -> list[Check]:
+    return [check_database(), check_redis(), check_slurm()]

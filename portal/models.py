@@ -1,0 +1,23 @@
+from django.conf import settings
+from django.core.validators import RegexValidator
+from django.db import models
+
+# POSIX-portable user names, as useradd accepts them: this is the only shape a
+# cluster account name can take before it reaches a token or a job.
+cluster_username_validator = RegexValidator(
+    r"^[a-z_][a-z0-9_-]{0,31}\Z",
+    "A cluster account name is 1-32 characters: lower-case letters, digits, '_' "
+    "or '-', not starting with a digit or '-'.",
+)
+
+
+class ClusterAccount(models.Model):
+    """The cluster (Unix) account a portal user's jobs run as."""
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="cluster_account"
+    )
+    username = models.CharField(max_length=32, unique=True, validators=[cluster_username_validator])
+
+    def __str__(self) -> str:
+        return self.username

@@ -1,0 +1,79 @@
+"""Fixtures shared by every test.
+
+Tests share one dev cluster: each test that touches it gets cluster accounts,
+job names and directories of its own, so order and leftovers never matter.
+"""
+
+import os
+import secrets
+import subprocess
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from django.contrib.auth.models import User
+
+from portal.models import ClusterAccount
+
+# Playwright's sync API and the live server share the test process.
+os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+
+ROOT = Path(__file__).resolve().parent.parent
+ACCOUNT_SCRIPT = ROOT / "docker" / "slurm" / "account.sh"
+DISK_ROOT = Path(os.getenv("STORAGELAB_DISK_ROOT", "/srv/storagelab"))
+
+
+def unique_name(prefix: str) -> str:
+    return f"{prefix}-{secrets.token_hex(4)}"
+
+
+@pytest.fixture
+def make_cluster_account() -> Iterator[Callable[[], str]]:
+    """Creates real Unix accounts (with their target directories) for one test."""
+    created: list[str] = []
+
+    def make() -> str:
+        name = unique_name("slt")
+        subprocess.run([str(ACCOUNT_SCRIPT), "add", name], check=True)
+        created.append(name)
+        return name
+
+    yield make
+    for name in created:
+        subprocess.run([str(ACCOUNT_SCRIPT), "remove", name], check=False)
+
+
+@pytest.fixture
+def cluster_account(make_cluster_account: Callable[[], str]) -> str:
+    return make_cluster_account()
+
+
+@pytest.fixture
+def scratch_dir(cluster_account: str) -> Path:
+    """The account's own directory on the dev $SCRATCH-like disk target."""
+    return DISK_ROOT / "scratch" / cluster_account
+
+
+@pytest.fixture
+def make_user(db: None) -> Callable[..., User]:
+    def make(
+        cluster_username: str | None = None, *, staff: bool = False, password: str = "pw-Test-1"
+    ) -> User:
+        user = User.objects.create_user(
+            unique_name("user"), password=password, is_staff=staff, first_name="Ada"
+        )
+        if cluster_username:
+            ClusterAccount.objects.create(user=user, username=cluster_username)
+        return user
+
+    return make
+
+
+@pytest.fixture(scope="session")
+def browser_type_launch_args(browser_type_launch_args: dict) -> dict:
+    # Debian's Chromium; Playwright cannot download its own browser here.
+    return {
+        **browser_type_launch_args,
+        "executable_path": os.getenv("CHROMIUM", "/usr/bin/chromium"),
+        "args": ["--disable-gpu", "--no-sandbox", "--disable-background-networking"],
+    }

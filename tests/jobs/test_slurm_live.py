@@ -1,0 +1,116 @@
+"""The slurmrestd client against the live dev cluster (Slurm 22.05, API v0.0.38)."""
+
+import time
+from pathlib import Path
+
+import jwt
+import pytest
+from django.conf import settings
+
+from jobs.slurm import JobSpec, SlurmAuthError, SlurmClient, SlurmError, SlurmJob, get_client
+from jobs.slurm.auth import StaticToken
+from jobs.slurm.models import JobState
+from tests.conftest import unique_name
+
+
+def wait_until_finished(
+    client: SlurmClient, user: str, job_id: int, timeout: float = 60
+) -> SlurmJob:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        job = client.job(user, job_id)
+        if job.state.finished:
+            return job
+        time.sleep(0.3)
+    raise AssertionError(f"job {job_id} still {job.state} after {timeout}s")
+
+
+def trivial_job(directory: Path, script_body: str) -> JobSpec:
+    return JobSpec(
+        name=unique_name("t-trivial"),
+        script=f"#!/bin/bash\n{script_body}\n",
+        partition=settings.SLURM_PARTITION,
+        working_directory=str(directory),
+        standard_output=str(directory / "slurm-%j.out"),
+        time_limit_minutes=1,
+        environment={"PATH": "/usr/bin:/bin", "HOME": str(directory)},
+    )
+
+
+def test_it_discovers_the_api_version_of_the_dev_cluster() -> None:
+    ping = get_client().ping()
+    assert ping.api_version == "v0.0.38"
+    assert ping.release.startswith("22.05")
+    assert ping.up
+
+
+def test_a_trainee_job_runs_as_the_trainee_to_completed(
+    cluster_account: str, scratch_dir: Path
+) -> None:
+    client = get_client()
+    job_id = client.submit(cluster_account, trivial_job(scratch_dir, 'echo "hello from $(id -un)"'))
+
+    job = wait_until_finished(client, cluster_account, job_id)
+
+    assert job.state == JobState.COMPLETED
+    assert job.return_code == 0
+    assert job.user_name == cluster_account
+    output = (scratch_dir / f"slurm-{job_id}.out").read_text()
+    assert output.strip() == f"hello from {cluster_account}"
+
+
+def test_a_failing_job_reports_its_exit_code(cluster_account: str, scratch_dir: Path) -> None:
+    client = get_client()
+    job_id = client.submit(cluster_account, trivial_job(scratch_dir, "exit 3"))
+
+    job = wait_until_finished(client, cluster_account, job_id)
+
+    assert job.state == JobState.FAILED
+    assert job.return_code == 3
+    assert job.reason == "NonZeroExitCode"
+
+
+def test_a_token_for_another_user_is_refused(make_cluster_account, tmp_path: Path) -> None:
+    owner, intruder = make_cluster_account(), make_cluster_account()
+    token = jwt.encode(
+        {"sun": owner, "iat": int(time.time()), "exp": int(time.time()) + 60},
+        Path(settings.SLURM_JWT_KEY_FILE).read_bytes(),
+        algorithm="HS256",
+    )
+    # The owner's token presented under the intruder's name.
+    forged = SlurmClient(
+        settings.SLURMRESTD_URL, StaticToken(token), service_user=intruder, timeout=10
+    )
+    spec = trivial_job(Path("/srv/storagelab/scratch") / intruder, "true")
+
+    with pytest.raises(SlurmError):
+        forged.submit(intruder, spec)
+
+    names = {job.name for job in get_client().jobs(owner) or []}
+    assert spec.name not in names
+
+
+def test_a_token_signed_with_another_key_is_refused(cluster_account: str) -> None:
+    token = jwt.encode(
+        {"sun": cluster_account, "iat": int(time.time()), "exp": int(time.time()) + 60},
+        b"not-the-cluster-key-not-the-cluster-key",
+        algorithm="HS256",
+    )
+    client = SlurmClient(
+        settings.SLURMRESTD_URL, StaticToken(token), service_user=cluster_account, timeout=10
+    )
+    with pytest.raises(SlurmError):
+        client.ping()
+
+
+class NoToken:
+    def headers(self, user: str) -> dict[str, str]:
+        return {}
+
+
+def test_a_request_without_token_is_an_authentication_error(cluster_account: str) -> None:
+    client = SlurmClient(
+        settings.SLURMRESTD_URL, NoToken(), service_user=cluster_account, timeout=10
+    )
+    with pytest.raises(SlurmAuthError):
+        client.api_version()

@@ -1,0 +1,68 @@
+"""/healthz against the live services: PostgreSQL, Redis and slurmrestd."""
+
+from collections.abc import Iterator
+
+import pytest
+from django.test import Client
+
+from jobs.slurm import get_client
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def fresh_client() -> Iterator[None]:
+    """The Slurm client is built once per process from settings; rebuild it."""
+    get_client.cache_clear()
+    yield
+    get_client.cache_clear()
+
+
+def test_it_answers_a_plain_ok_to_load_balancers(client: Client) -> None:
+    response = client.get("/healthz")
+    assert response.status_code == 200
+    assert response["Content-Type"].startswith("text/plain")
+    assert response.content == b"ok\n"
+
+
+def test_it_shows_no_details_to_non_staff(client: Client, make_user) -> None:
+    client.force_login(make_user())
+    assert client.get("/healthz").content == b"ok\n"
+
+
+def test_it_shows_staff_what_each_part_says(client: Client, make_user) -> None:
+    client.force_login(make_user(staff=True))
+
+    page = client.get("/healthz").content.decode()
+
+    assert "all ok" in page
+    assert "PostgreSQL" in page
+    assert "reachable and authenticated" in page
+    assert "v0.0.38" in page
+    assert "22.05" in page
+    assert "storagelab" in page  # the dev cluster's name
+
+
+def test_it_fails_when_slurmrestd_is_unreachable(
+    client: Client, make_user, settings, fresh_client
+) -> None:
+    settings.SLURMRESTD_URL = "http://127.0.0.1:9"  # nothing listens on the discard port
+    assert client.get("/healthz").status_code == 503
+
+    client.force_login(make_user(staff=True))
+    response = client.get("/healthz")
+
+    assert response.status_code == 503
+    assert "cannot reach slurmrestd" in response.content.decode()
+
+
+def test_it_fails_when_the_jwt_key_is_missing(
+    client: Client, make_user, settings, fresh_client, tmp_path
+) -> None:
+    settings.SLURM_JWT_KEY_FILE = str(tmp_path / "no-such.key")
+    client.force_login(make_user(staff=True))
+
+    response = client.get("/healthz")
+
+    assert response.status_code == 503
+    assert "cannot read the Slurm JWT key" in response.content.decode()
