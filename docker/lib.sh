@@ -56,3 +56,20 @@ apt_install() {
   fi
   DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null
 }
+
+# start_bg NAME COMMAND...: run COMMAND in the background as service NAME, its pid
+# in $RUN_DIR/NAME.pid and its output in $LOG_DIR/NAME.log, unless it already runs
+# from this checkout (one started from another checkout runs other code: replaced).
+# Returns 1 when it was already running.
+start_bg() {
+  local name=$1 root=${STORAGELAB_ROOT:-$PWD}
+  shift
+  if alive "$RUN_DIR/$name.pid" && [ "$(cat "$RUN_DIR/$name.root" 2>/dev/null)" = "$root" ]; then
+    return 1
+  fi
+  stop_pidfile "$name" "$RUN_DIR/$name.pid"
+  "$@" >>"$LOG_DIR/$name.log" 2>&1 </dev/null &
+  echo $! >"$RUN_DIR/$name.pid"
+  echo "$root" >"$RUN_DIR/$name.root"
+  say "started $name (pid $!)"
+}

@@ -4,13 +4,14 @@
 set -euo pipefail
 . "$(dirname "$0")/env.sh"
 WEB_ADDR=${WEB_ADDR:-127.0.0.1:8000}
+alive "$RUN_DIR/web.pid" &&
+  die "Storage Lab already serves http://$WEB_ADDR (pid $(cat "$RUN_DIR/web.pid")); 'make stop' stops it"
 
 started_list=$(mktemp)
 stop_started() {
   trap - INT TERM EXIT
   echo
   say "stopping what this run started"
-  stop_pidfile web "$RUN_DIR/web.pid"
   # Reverse order of start: clients before the servers they use.
   services=$(tac "$started_list" | tr '\n' ' ')
   [ -z "$services" ] || "$STORAGELAB_ROOT/docker/dev/stop.sh" $services
@@ -21,17 +22,15 @@ trap stop_started INT TERM EXIT
 "$STORAGELAB_ROOT/docker/dev/up.sh" 3>"$started_list"
 
 cd "$STORAGELAB_ROOT"
-alive "$RUN_DIR/web.pid" && die "a web server of Storage Lab already runs (pid $(cat "$RUN_DIR/web.pid"))"
-"$VENV/bin/gunicorn" portal.wsgi --bind "$WEB_ADDR" --workers 3 --access-logfile - \
-  >>"$LOG_DIR/web.log" 2>&1 </dev/null &
-echo $! >"$RUN_DIR/web.pid"
+start_bg web "$VENV/bin/gunicorn" portal.wsgi --bind "$WEB_ADDR" --workers 3 --access-logfile -
+echo web >>"$started_list"
 wait_for "the web server" 20 bash -c "exec 3<>/dev/tcp/${WEB_ADDR%:*}/${WEB_ADDR#*:}"
 
 cat <<TXT
 
   Storage Lab is up: http://$WEB_ADDR
   Demo logins (password: storagelab)
-    admin         staff: the admin site and the health page ($WEB_ADDR/healthz)
+    admin         staff: the admin site and the health page (http://$WEB_ADDR/healthz)
     instructor    runs as cluster account sl-instructor
     trainee1..3   run as cluster accounts sl-trainee1..3
   Logs: $LOG_DIR    Ctrl-C stops what this run started.

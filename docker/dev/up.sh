@@ -62,17 +62,8 @@ cd "$STORAGELAB_ROOT"
 "$VENV/bin/python" manage.py create_demo_accounts
 
 # --- Celery worker and beat -----------------------------------------------------
-if ! alive "$RUN_DIR/celery-worker.pid"; then
-  "$VENV/bin/celery" -A portal worker --loglevel INFO --concurrency 2 \
-    >>"$LOG_DIR/celery-worker.log" 2>&1 </dev/null &
-  echo $! >"$RUN_DIR/celery-worker.pid"
-  say "started the Celery worker (pid $!)"
+start_bg celery-worker "$VENV/bin/celery" -A portal worker --loglevel INFO --concurrency 2 &&
   started celery-worker
-fi
-if ! alive "$RUN_DIR/celery-beat.pid"; then
-  "$VENV/bin/celery" -A portal beat --loglevel INFO --schedule "$STATE_DIR/celerybeat-schedule" \
-    >>"$LOG_DIR/celery-beat.log" 2>&1 </dev/null &
-  echo $! >"$RUN_DIR/celery-beat.pid"
-  say "started Celery beat (pid $!)"
-  started celery-beat
-fi
+start_bg celery-beat "$VENV/bin/celery" -A portal beat --loglevel INFO \
+  --schedule "$STATE_DIR/celerybeat-schedule" && started celery-beat
+true
