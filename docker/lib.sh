@@ -57,6 +57,19 @@ apt_install() {
   DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null
 }
 
+# spawn PIDFILE LOGFILE COMMAND...: start a daemon in a process group of its own
+# (job control on), so a Ctrl-C or a killed test run does not take it down, and
+# record its real pid.
+spawn() {
+  local pidfile=$1 logfile=$2
+  shift 2
+  (
+    set -m
+    "$@" >>"$logfile" 2>&1 </dev/null &
+    echo $! >"$pidfile"
+  )
+}
+
 # start_bg NAME COMMAND...: run COMMAND in the background as service NAME, its pid
 # in $RUN_DIR/NAME.pid and its output in $LOG_DIR/NAME.log, unless it already runs
 # from this checkout (one started from another checkout runs other code: replaced).
@@ -68,8 +81,7 @@ start_bg() {
     return 1
   fi
   stop_pidfile "$name" "$RUN_DIR/$name.pid"
-  "$@" >>"$LOG_DIR/$name.log" 2>&1 </dev/null &
-  echo $! >"$RUN_DIR/$name.pid"
+  spawn "$RUN_DIR/$name.pid" "$LOG_DIR/$name.log" "$@"
   echo "$root" >"$RUN_DIR/$name.root"
-  say "started $name (pid $!)"
+  say "started $name (pid $(cat "$RUN_DIR/$name.pid"))"
 }

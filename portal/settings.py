@@ -162,6 +162,26 @@ SLURM_SERVICE_USER = os.getenv("SLURM_SERVICE_USER", "slurmrestd")
 SLURM_PARTITION = os.getenv("SLURM_PARTITION", "debug")
 # Slurm 22.05's API does not name the cluster; used when slurmrestd does not say.
 SLURM_CLUSTER_NAME = os.getenv("SLURM_CLUSTER_NAME", "")
+# Submissions per second to slurmrestd, for the whole portal.
+SLURM_SUBMIT_RATE = envint("SLURM_SUBMIT_RATE", "10")
+# A submit attempt holds its run this long; a run seen queued longer is resubmitted,
+# and a job Slurm no longer lists this long after submission is "lost".
+SUBMIT_LEASE_SECONDS = envint("SUBMIT_LEASE_SECONDS", "30")
+
+# Benchmark runs. Jobs post their output to PORTAL_CALLBACK_URL, which compute
+# nodes must reach.
+PORTAL_CALLBACK_URL = os.getenv("PORTAL_CALLBACK_URL", "http://127.0.0.1:8000")
+RESULT_MAX_BYTES = envint("RESULT_MAX_BYTES", str(4 * 1024 * 1024))
+DATA_UPLOAD_MAX_MEMORY_SIZE = RESULT_MAX_BYTES + 1024
+# After Slurm says COMPLETED, how long a missing result is awaited before the run
+# says its result never arrived.
+RESULT_GRACE_SECONDS = envint("RESULT_GRACE_SECONDS", "60")
+JOB_PATH = os.getenv("JOB_PATH", "/usr/local/bin:/usr/bin:/bin")
+SYNC_INTERVAL_SECONDS = float(os.getenv("SYNC_INTERVAL_SECONDS", "2"))
+SYNC_LOCK_SECONDS = envint("SYNC_LOCK_SECONDS", "60")
+CELERY_BEAT_SCHEDULE = {
+    "sync-runs": {"task": "jobs.tasks.sync_runs", "schedule": SYNC_INTERVAL_SECONDS},
+}
 
 LOGGING = {
     "version": 1,

@@ -15,7 +15,8 @@ PARTITION=${SLURM_PARTITION:-debug}
 REST_ADDR=${SLURMRESTD_LISTEN:-127.0.0.1:6820}
 REST_USER=slurmrestd
 
-apt_install slurmctld slurmd slurm-client slurmrestd slurm-wlm-jwt-plugin munge fio
+# curl: job scripts post their output back to the portal with it.
+apt_install slurmctld slurmd slurm-client slurmrestd slurm-wlm-jwt-plugin munge fio curl
 
 host=$(hostname -s)
 getent hosts "$host" >/dev/null || { echo "127.0.0.1 $host" >>/etc/hosts; say "added $host to /etc/hosts"; }
@@ -75,11 +76,10 @@ fi
 id "$REST_USER" >/dev/null 2>&1 ||
   useradd --system --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin "$REST_USER"
 if ! alive "$RUN_DIR/slurmrestd.pid"; then
-  SLURM_JWT=daemon /usr/sbin/slurmrestd -a rest_auth/jwt \
+  spawn "$RUN_DIR/slurmrestd.pid" "$LOG_DIR/slurmrestd.log" \
+    env SLURM_JWT=daemon /usr/sbin/slurmrestd -a rest_auth/jwt \
     -s openapi/v0.0.36,openapi/v0.0.37,openapi/v0.0.38 \
-    -u "$REST_USER" -g "$REST_USER" "$REST_ADDR" \
-    >>"$LOG_DIR/slurmrestd.log" 2>&1 </dev/null &
-  echo $! >"$RUN_DIR/slurmrestd.pid"
+    -u "$REST_USER" -g "$REST_USER" "$REST_ADDR"
   wait_for slurmrestd 20 bash -c "exec 3<>/dev/tcp/${REST_ADDR%:*}/${REST_ADDR#*:}"
   say "started slurmrestd on $REST_ADDR (pid $(cat "$RUN_DIR/slurmrestd.pid"))"
 fi

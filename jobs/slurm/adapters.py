@@ -1,9 +1,13 @@
 """Each API version's shape, turned into the client's models.
 
-v0.0.38/39: job_state is a string, numbers are plain, exit_code is the raw wait
-status, environment is an object and the script sits beside `job`.
-v0.0.40+: job_state is a list of flags, numbers are {set, infinite, number},
-exit_code is decoded, environment is a list of K=V and the script is in `job`.
+v0.0.38/39: job_state is a string, times are plain, exit_code is the raw wait
+status (v0.0.39 wraps it in {set, infinite, number}).
+v0.0.40+: job_state is a list of flags, numbers are {set, infinite, number} and
+exit_code is decoded. From v0.0.43 `stdout_expanded` is the output path with its
+patterns (%j, ...) resolved; `standard_output` is what was asked for.
+Submissions: v0.0.38 takes sbatch-style options (environment an object, the
+script beside `job`); from v0.0.39 (data_parser) environment is a list of K=V,
+time_limit a {set, number} struct and the script is in `job`.
 """
 
 from datetime import UTC, datetime
@@ -16,10 +20,6 @@ from jobs.slurm.models import JobSpec, JobState, Ping, SlurmJob
 
 # Newest first: discovery takes the first one slurmrestd serves.
 API_VERSIONS = ("v0.0.44", "v0.0.43", "v0.0.42", "v0.0.41", "v0.0.40", "v0.0.39", "v0.0.38")
-
-
-def is_legacy(version: str) -> bool:
-    return version in ("v0.0.38", "v0.0.39")
 
 
 class _Loose(BaseModel):
@@ -45,17 +45,28 @@ class _ExitCode(_Loose):
 Text = Annotated[str, BeforeValidator(lambda value: "" if value is None else value)]
 
 
+def _unwrap_wait_status(value: Any) -> Any:
+    """v0.0.39 gives the raw wait status as {set, infinite, number}."""
+    if isinstance(value, dict) and "number" in value and "return_code" not in value:
+        return value["number"] if value.get("set") else None
+    return value
+
+
+_ExitField = Annotated[int | _ExitCode | None, BeforeValidator(_unwrap_wait_status)]
+
+
 class _Job(_Loose):
     job_id: int
     name: Text = ""
     job_state: str | list[str]
     state_reason: Text = ""
-    exit_code: int | _ExitCode | None = None
+    exit_code: _ExitField = None
     submit_time: int | _Number | None = None
     start_time: int | _Number | None = None
     end_time: int | _Number | None = None
     user_name: Text = ""
     standard_output: Text = ""
+    stdout_expanded: Text = ""
     current_working_directory: Text = ""
     cluster: Text = ""
 
@@ -104,7 +115,7 @@ def parse_job(raw: dict[str, Any]) -> SlurmJob:
         start_time=_time(job.start_time),
         end_time=_time(job.end_time),
         user_name=job.user_name,
-        standard_output=job.standard_output,
+        standard_output=job.stdout_expanded or job.standard_output,
         working_directory=job.current_working_directory,
         cluster=job.cluster,
     )
@@ -132,14 +143,15 @@ def submit_payload(version: str, spec: JobSpec) -> dict[str, Any]:
         "partition": spec.partition,
         "tasks": spec.tasks,
         "cpus_per_task": spec.cpus_per_task,
-        "time_limit": spec.time_limit_minutes,
         "current_working_directory": spec.working_directory,
         "standard_output": spec.standard_output,
         "standard_error": spec.standard_error or spec.standard_output,
     }
-    if is_legacy(version):
+    if version == "v0.0.38":
+        job["time_limit"] = spec.time_limit_minutes
         job["environment"] = dict(spec.environment)
         return {"script": spec.script, "job": job}
+    job["time_limit"] = {"set": True, "number": spec.time_limit_minutes}
     job["environment"] = [f"{k}={v}" for k, v in spec.environment.items()]
     job["script"] = spec.script
     return {"job": job}

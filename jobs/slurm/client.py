@@ -3,6 +3,7 @@
 import logging
 from datetime import datetime
 from functools import cache
+from json import loads
 from typing import Any
 
 import httpx
@@ -26,6 +27,14 @@ log = logging.getLogger(__name__)
 
 INVALID_JOB_ID = 2017
 PROTOCOL_AUTHENTICATION_ERROR = 1007
+# Refused authentication: 401, or 511 with error 1007 (24.11+ for a bad token).
+AUTH_STATUSES = (401, 511)
+# The plain-text answers to missing or unusable auth headers: up to 25.05 the first,
+# with 401; Slurm 25.11.0 the second, with HTTP 500 (SchedMD bug 24052).
+AUTH_REFUSALS = ("Authentication failure", "Authentication does not apply to request")
+# From v0.0.39, "nothing changed since update_time" is a 200 with this warning and
+# no jobs, where v0.0.38 answers 304.
+NO_JOB_CHANGES = "No job changes since update_time"
 
 
 def _messages(body: dict[str, Any]) -> tuple[SlurmMessage, ...]:
@@ -53,10 +62,23 @@ def _is_transient(number: int | None) -> bool:
     return (1000 <= number < 2000 and number != PROTOCOL_AUTHENTICATION_ERROR) or number >= 5000
 
 
+def _unchanged(body: dict[str, Any]) -> bool:
+    return any(
+        isinstance(w, dict) and str(w.get("description", "")).startswith(NO_JOB_CHANGES)
+        for w in body.get("warnings") or ()
+    )
+
+
+def _redact(text: str, headers: dict[str, str]) -> str:
+    """Whatever a server echoes, the token never reaches a message or a log."""
+    token = headers.get("X-SLURM-USER-TOKEN")
+    return text.replace(token, "[token]") if token else text
+
+
 def _raise_for(status: int, body: dict[str, Any], what: str) -> None:
     errors = _messages(body)
     numbers = {e.number for e in errors}
-    if status == 401 or PROTOCOL_AUTHENTICATION_ERROR in numbers:
+    if status in AUTH_STATUSES or PROTOCOL_AUTHENTICATION_ERROR in numbers:
         raise SlurmAuthError(f"{what}: token refused", status=status, errors=errors)
     if INVALID_JOB_ID in numbers:
         raise SlurmNotFound(f"{what}: no such job", status=status, errors=errors)
@@ -90,40 +112,41 @@ class SlurmClient:
         json: dict[str, Any] | None = None,
         params: dict[str, Any] | None = None,
     ) -> dict[str, Any] | None:
-        """Every call goes through here. Returns the JSON body, or None for 304."""
+        """Every call goes through here. Returns the JSON body, or None when
+        nothing changed (304, or its v0.0.39+ equivalent)."""
         url = f"/slurm/{version or self.api_version()}/{path}"
         what = f"{method} {url}"
+        headers = self.auth.headers(user)
         try:
-            response = self._http.request(
-                method, url, headers=self.auth.headers(user), json=json, params=params
-            )
+            response = self._http.request(method, url, headers=headers, json=json, params=params)
         except httpx.TimeoutException as e:
             raise SlurmConnectionError(f"{what}: no answer in time ({type(e).__name__})")
         except httpx.TransportError as e:
             raise SlurmConnectionError(f"{what}: cannot reach slurmrestd ({type(e).__name__})")
 
-        if response.status_code == 304:
+        status = response.status_code
+        if status == 304:
             return None
-        if response.status_code == 401:
-            raise SlurmAuthError(f"{what}: {response.text.strip()[:200]}", status=401)
+        text = _redact(response.text, headers)
         content_type = response.headers.get("content-type", "")
-        if response.status_code == 404 and not content_type.startswith("application/json"):
-            raise SlurmNotFound(f"{what}: no such endpoint", status=404)
         if not content_type.startswith("application/json"):
+            if status in AUTH_STATUSES or text.strip() in AUTH_REFUSALS:
+                raise SlurmAuthError(f"{what}: {text.strip()[:200]}", status=status)
+            if status == 404:
+                raise SlurmNotFound(f"{what}: no such endpoint", status=404)
             raise SlurmInvalidResponse(
-                f"{what}: answered HTTP {response.status_code} with {content_type or 'no type'}",
-                status=response.status_code,
+                f"{what}: answered HTTP {status} with {content_type or 'no type'}", status=status
             )
         try:
-            body = response.json()
+            body = loads(text)
         except ValueError:
-            raise SlurmInvalidResponse(f"{what}: invalid JSON", status=response.status_code)
+            raise SlurmInvalidResponse(f"{what}: invalid JSON", status=status)
         if not isinstance(body, dict):
-            raise SlurmInvalidResponse(
-                f"{what}: JSON is not an object", status=response.status_code
-            )
-        if response.status_code >= 400 or _messages(body):
-            _raise_for(response.status_code, body, what)
+            raise SlurmInvalidResponse(f"{what}: JSON is not an object", status=status)
+        if status >= 400 or _messages(body):
+            _raise_for(status, body, what)
+        if _unchanged(body):
+            return None
         for warning in body.get("warnings") or ():
             log.warning("slurmrestd %s: %s", what, warning)
         return body
@@ -170,7 +193,7 @@ class SlurmClient:
         return adapters.parse_job(jobs[0])
 
     def jobs(self, user: str, since: datetime | None = None) -> list[SlurmJob] | None:
-        """All jobs; None when nothing changed since `since` (HTTP 304)."""
+        """All jobs; None when nothing changed since `since`."""
         params = {"update_time": int(since.timestamp())} if since else None
         body = self._request("GET", "jobs", user, params=params)
         if body is None:

@@ -1,0 +1,17 @@
+"""Benchmarks reuse the test fixtures: a test database, the live server, a real
+Celery worker and real cluster accounts."""
+
+import json
+from pathlib import Path
+
+from tests.conftest import *  # noqa: F403
+from tests.jobs.conftest import *  # noqa: F403
+
+RESULTS = Path(__file__).parent / "results"
+
+
+def write_results(name: str, figures: dict) -> Path:
+    RESULTS.mkdir(exist_ok=True)
+    path = RESULTS / f"{name}.json"
+    path.write_text(json.dumps(figures, indent=2, default=str) + "\n")
+    return path

@@ -1,0 +1,242 @@
+"""fio, the default engine: one fio process forks a job per process and reports
+them as one JSON document (`--output-format=json`)."""
+
+import json
+import os
+from collections import defaultdict
+from dataclasses import dataclass
+from typing import Any
+
+from jobs.engines.base import (
+    BenchmarkResult,
+    Latency,
+    Pattern,
+    ResultParseError,
+    Target,
+    Workload,
+)
+
+# The write and the read-back job must name their files alike, so that the reader
+# finds the writer's data ($jobnum counts each job's clones from 0).
+FILE_NAME_FORMAT = "data.$jobnum.$filenum"
+SHARED_FILE = "shared.dat"
+PERCENTILE_KEYS = {"p50": "50.000000", "p95": "95.000000", "p99": "99.000000"}
+
+
+class Fio:
+    name = "fio"
+
+    def command(self, workload: Workload, target: Target) -> list[str]:
+        # fio splits --directory (and --filename) at ':' into several paths.
+        if ":" in target.directory:
+            raise ValueError(f"fio cannot use a directory with ':' in it: {target.directory}")
+        random = workload.pattern == Pattern.RANDOM
+        argv = [
+            "fio",
+            "--output-format=json",
+            # One entry per phase, with fio's own aggregate bandwidth and exact
+            # percentiles over all processes (the parser also reads per-job output).
+            "--group_reporting",
+            f"--directory={target.directory}",
+            "--ioengine=psync",
+            # Page cache on every target: O_DIRECT fails on tmpfs and is not what
+            # applications (or IOR's POSIX backend) do; --end_fsync makes the device
+            # part of the measurement instead.
+            "--direct=0",
+            # Written files grow as an application's would, nothing is reserved
+            # before the clock starts (IOR does not preallocate either).
+            "--fallocate=none",
+            f"--bs={workload.block_size}",
+            f"--numjobs={workload.processes}",
+            *_file_layout(workload),
+        ]
+        if random:
+            # The same offsets on every run, so that two runs compare; fio's random
+            # map (kept on) writes every block exactly once.
+            argv.append("--randrepeat=1")
+        argv += ["--name=write", f"--rw={'randwrite' if random else 'write'}"]
+        if workload.fsync:
+            argv.append("--end_fsync=1")
+        if workload.read_back:
+            # A new group after every writer has finished: separate read figures.
+            argv += ["--name=read", "--stonewall", f"--rw={'randread' if random else 'read'}"]
+        return argv
+
+    def tasks(self, workload: Workload) -> int:
+        return 1
+
+    def parse(self, output: str) -> BenchmarkResult:
+        report = _load_json(output)
+        jobs = report.get("jobs")
+        if not isinstance(jobs, list) or not jobs or not all(isinstance(j, dict) for j in jobs):
+            raise ResultParseError("fio JSON output has no jobs")
+        for job in jobs:
+            error = job.get("error", 0)
+            if error:
+                name = job.get("jobname", "?")
+                raise ResultParseError(
+                    f"fio job {name!r} failed: {_strerror(error)} (error {error})"
+                )
+        try:
+            write = _direction(jobs, "write", report)
+            read = _direction(jobs, "read", report)
+        except KeyError as e:
+            raise ResultParseError(f"fio JSON output lacks an expected field ({e})") from None
+        except (TypeError, ValueError) as e:
+            raise ResultParseError(f"fio JSON output has an unreadable value ({e})") from None
+        if write is None and read is None:
+            raise ResultParseError("fio output has neither write nor read figures (no I/O done)")
+        return BenchmarkResult(
+            engine=self.name,
+            processes=max(d.processes for d in (write, read) if d is not None),
+            write_bytes_per_s=write.bytes_per_s if write else None,
+            read_bytes_per_s=read.bytes_per_s if read else None,
+            write_iops=write.iops if write else None,
+            read_iops=read.iops if read else None,
+            write_latency=write.latency if write else None,
+            read_latency=read.latency if read else None,
+        )
+
+
+def _file_layout(workload: Workload) -> list[str]:
+    size = workload.size_per_process
+    if not workload.file_per_process:
+        # One file, each process writing its own contiguous part (as IOR's segments).
+        return [
+            f"--filename={SHARED_FILE}",
+            f"--filesize={size * workload.processes}",
+            f"--size={size}",
+            f"--offset_increment={size}",
+        ]
+    layout = [f"--filename_format={FILE_NAME_FORMAT}"]
+    files = workload.files_per_process
+    if files == 1:
+        return [*layout, f"--size={size}"]
+    # Whole blocks per file (fio would skip a partial block at each file's end).
+    file_size = size // files // workload.block_size * workload.block_size
+    return [
+        *layout,
+        f"--nrfiles={files}",
+        f"--filesize={file_size}",
+        f"--size={file_size * files}",
+        # Create, write and close one file after the other, as a program writing
+        # many small files does.
+        "--file_service_type=sequential",
+        "--openfiles=1",
+    ]
+
+
+def _load_json(output: str) -> dict[str, Any]:
+    """The JSON document in fio's output; fio prints warnings and errors
+    ("fio: ...") before it on the same stream."""
+    if not output.strip():
+        raise ResultParseError("fio output is empty")
+    start = _json_start(output)
+    if start is None:
+        complaint = next((ln for ln in output.splitlines() if ln.startswith("fio:")), None)
+        if complaint:
+            raise ResultParseError(f"fio output has no JSON, fio said: {complaint[:300]}")
+        raise ResultParseError("no JSON in fio output (was it run with --output-format=json?)")
+    try:
+        report, _ = json.JSONDecoder().raw_decode(output, start)
+    except json.JSONDecodeError as e:
+        if _cut_short(output, e):
+            raise ResultParseError(
+                "fio output ends before its JSON is complete (truncated?)"
+            ) from None
+        raise ResultParseError(
+            f"fio output is not valid JSON at line {e.lineno} column {e.colno} (garbled?)"
+        ) from None
+    if not isinstance(report, dict):
+        raise ResultParseError("fio output is JSON but not fio's report")
+    return report
+
+
+def _json_start(output: str) -> int | None:
+    if output.startswith("{"):
+        return 0
+    position = output.find("\n{")
+    return None if position < 0 else position + 1
+
+
+def _cut_short(output: str, error: json.JSONDecodeError) -> bool:
+    """Whether the JSON stops rather than goes wrong: it ends inside a string, or
+    the decoder stumbles on the output's last line."""
+    return error.msg.startswith("Unterminated string") or "\n" not in output[error.pos :].rstrip()
+
+
+def _strerror(error: Any) -> str:
+    try:
+        return os.strerror(int(error))
+    except (TypeError, ValueError, OverflowError):
+        return "unknown error"
+
+
+@dataclass(frozen=True)
+class _Figures:
+    bytes_per_s: float
+    iops: float
+    processes: int
+    latency: Latency | None
+
+
+def _direction(jobs: list[dict[str, Any]], ddir: str, report: dict[str, Any]) -> _Figures | None:
+    """One direction's figures over the jobs that did I/O in it.
+
+    Without group reporting fio lists every process as a job of its own: the
+    bandwidths and IOPS are summed. With it, one entry stands for its group's
+    `numjobs` processes and already holds their aggregate.
+    """
+    per_group: dict[object, int] = defaultdict(int)
+    for job in jobs:
+        per_group[job.get("groupid")] += 1
+    active = [job for job in jobs if int(job[ddir]["io_bytes"]) > 0]
+    if not active:
+        return None
+    bytes_per_s = sum(_bandwidth(job[ddir]) for job in active)
+    if bytes_per_s <= 0:
+        raise ResultParseError(f"fio measured no time for its {ddir}s (too small to time?)")
+    processes = sum(
+        _numjobs(job, report) if per_group[job.get("groupid")] == 1 else 1 for job in active
+    )
+    return _Figures(
+        bytes_per_s=bytes_per_s,
+        iops=sum(float(job[ddir]["iops"]) for job in active),
+        processes=processes,
+        latency=_latency([job[ddir] for job in active]),
+    )
+
+
+def _bandwidth(stats: dict[str, Any]) -> float:
+    if "bw_bytes" in stats:
+        return float(stats["bw_bytes"])
+    return float(stats["bw"]) * 1024  # fio before 3.0 gave KiB/s only
+
+
+def _numjobs(job: dict[str, Any], report: dict[str, Any]) -> int:
+    for options in (job.get("job options"), report.get("global options")):
+        if isinstance(options, dict) and "numjobs" in options:
+            return int(options["numjobs"])
+    return 1
+
+
+def _latency(stats: list[dict[str, Any]]) -> Latency | None:
+    """Completion latency in µs. Over several jobs, each percentile is the
+    largest of the jobs' percentiles: an upper bound of the combined one (fio's
+    group reporting, which the command uses, merges the histograms exactly)."""
+    clats = [s["clat_ns"] for s in stats if isinstance(s.get("clat_ns"), dict)]
+    clats = [c for c in clats if c.get("N", 1)]
+    if not clats:
+        return None
+    maxima = [float(c["max"]) for c in clats if "max" in c]
+    top = max(maxima) / 1000 if maxima else None
+
+    def percentile(key: str) -> float | None:
+        values = [float(c["percentile"][key]) for c in clats if key in c.get("percentile", {})]
+        if not values:
+            return None
+        # fio's percentiles are bounds of histogram buckets and can lie a little
+        # above the exact maximum; the true percentile cannot.
+        return max(values) / 1000 if top is None else min(max(values) / 1000, top)
+
+    return Latency(**{name: percentile(key) for name, key in PERCENTILE_KEYS.items()}, max=top)

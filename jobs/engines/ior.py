@@ -1,0 +1,173 @@
+"""IOR: an MPI program with one rank per process (the job script starts it with
+srun). Figures come from its summary: the JSON one (`-O summaryFormat=JSON`), or
+the text one ("Max Write:" lines and the "Summary of all tests" table).
+
+Released IOR versions have printed JSON that is not valid (verbose lines inside
+it, a bracket missing, the summary after the closing brace), so when the JSON
+does not load, the summary's key/value pairs are read without a JSON parser.
+IOR reports MiB/s; results are in bytes/s.
+"""
+
+import json
+import math
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from jobs.engines.base import (
+    BenchmarkResult,
+    MiB,
+    Pattern,
+    ResultParseError,
+    Target,
+    Workload,
+)
+
+OPERATIONS = ("write", "read")
+# "ior ERROR: ..." (3.x) or "ERROR: ..." (4.x); IOR aborts after printing it.
+ERROR_LINE = re.compile(r"^(?:ior )?ERROR:?\s+(.+)$", re.MULTILINE)
+MAX_LINE = re.compile(r"^Max (Write|Read):\s+([0-9.]+) MiB/sec", re.MULTILINE)
+RESULTS_STARTED = re.compile(r"^(?:Results:|access\s+bw\(MiB/s\))", re.MULTILINE)
+# The keys IOR's JSON opens with (fio's own JSON has "fio version").
+IOR_JSON_HEADER = re.compile(r'"(?:Version|Began|Command line)"\s*:')
+SUMMARY_OBJECT = re.compile(r'\{[^{}]*"operation"[^{}]*\}')
+KEY_VALUE = re.compile(r'"([^"]+)"\s*:\s*("[^"]*"|[^,\s}]+)')
+# The test's parameters say which phases ran, hence which summaries must follow.
+PHASE_FLAG = re.compile(r'"(writeFile|readFile)"\s*:\s*"?(\d+)')
+
+
+@dataclass(frozen=True)
+class _Operation:
+    mib_per_s: float
+    iops: float
+    tasks: int
+
+
+class Ior:
+    name = "ior"
+
+    def command(self, workload: Workload, target: Target) -> list[str]:
+        if workload.files_per_process > 1:
+            raise ValueError(
+                "IOR writes one file per process or one shared file: many small files need fio"
+            )
+        argv = ["ior", "-a", "POSIX", "-w"]
+        if workload.read_back:
+            argv.append("-r")
+        # Plain byte counts: IOR reads a suffix-less number as bytes.
+        argv += ["-t", str(workload.block_size), "-b", str(workload.size_per_process), "-s", "1"]
+        if workload.file_per_process:
+            argv.append("-F")  # IOR appends the rank to the file name: ior.dat.00000003
+        if workload.pattern == Pattern.RANDOM:
+            argv.append("-z")
+        if workload.fsync:
+            argv.append("-e")  # fsync at close, which IOR times as part of the write
+        # POSIX without --posix.odirect: the page cache, as fio (and tmpfs) need.
+        argv += ["-o", f"{target.directory.rstrip('/')}/ior.dat", "-O", "summaryFormat=JSON"]
+        return argv
+
+    def tasks(self, workload: Workload) -> int:
+        return workload.processes
+
+    def parse(self, output: str) -> BenchmarkResult:
+        if not output.strip():
+            raise ResultParseError("IOR output is empty")
+        error = ERROR_LINE.search(output)
+        if error:
+            raise ResultParseError(f"IOR failed: {error.group(1).strip()[:300]}")
+        json_summary = _json_start(output) is not None
+        operations = _from_json(output) if json_summary else _from_text(output)
+        for name, operation in operations.items():
+            if not (math.isfinite(operation.mib_per_s) and operation.mib_per_s > 0):
+                raise ResultParseError(f"IOR reports no {name} bandwidth ({operation.mib_per_s})")
+        write, read = operations.get("write"), operations.get("read")
+        return BenchmarkResult(
+            engine=self.name,
+            processes=max(operation.tasks for operation in operations.values()),
+            write_bytes_per_s=write.mib_per_s * MiB if write else None,
+            read_bytes_per_s=read.mib_per_s * MiB if read else None,
+            write_iops=write.iops if write else None,
+            read_iops=read.iops if read else None,
+        )
+
+
+def _json_start(output: str) -> int | None:
+    if output.startswith("{"):
+        return 0
+    position = output.find("\n{")
+    return None if position < 0 else position + 1
+
+
+def _from_json(output: str) -> dict[str, _Operation]:
+    """The first test's summary entries ("bwMaxMIB", "OPsMax", "numTasks")."""
+    try:
+        report, _ = json.JSONDecoder().raw_decode(output, _json_start(output) or 0)
+        entries = [entry for entry in report["summary"] if isinstance(entry, dict)]
+    except (json.JSONDecodeError, KeyError, TypeError):
+        entries = [
+            {key: value.strip('"') for key, value in KEY_VALUE.findall(match.group())}
+            for match in SUMMARY_OBJECT.finditer(output)
+        ]
+    operations: dict[str, _Operation] = {}
+    for entry in entries:
+        name = entry.get("operation")
+        if name in OPERATIONS and name not in operations:
+            operations[name] = _operation(
+                name, entry.get("bwMaxMIB"), entry.get("OPsMax"), entry.get("numTasks")
+            )
+    expected = {flag[: -len("File")] for flag, on in PHASE_FLAG.findall(output) if int(on)}
+    if not operations:
+        if not IOR_JSON_HEADER.search(output):
+            raise ResultParseError("no 'Max Write' line and no JSON summary in IOR output")
+        raise ResultParseError("IOR JSON output ends before its summary (truncated?)")
+    missing = sorted(expected - operations.keys())
+    if missing:
+        raise ResultParseError(
+            f"IOR JSON summary has no {' or '.join(missing)} figures (truncated?)"
+        )
+    return operations
+
+
+def _from_text(output: str) -> dict[str, _Operation]:
+    maxima: dict[str, str] = {}
+    for match in MAX_LINE.finditer(output):
+        maxima.setdefault(match[1].lower(), match[2])  # the first test's, as in the table
+    if not maxima:
+        if RESULTS_STARTED.search(output):
+            raise ResultParseError("IOR output ends before its 'Max Write' line (truncated?)")
+        raise ResultParseError("no 'Max Write' line and no JSON summary in IOR output")
+    table = _summary_table(output)
+    operations = {}
+    for name, mib_per_s in maxima.items():
+        row = table.get(name)
+        if row is None:
+            raise ResultParseError(
+                "IOR output ends before its 'Summary of all tests' table (truncated?)"
+            )
+        operations[name] = _operation(name, mib_per_s, row.get("Max(OPs)"), row.get("#Tasks"))
+    return operations
+
+
+def _summary_table(output: str) -> dict[str, dict[str, str]]:
+    """The "Summary of all tests" rows by operation, each by column header. Its
+    columns differ between versions (3.3 added the stonewall ones)."""
+    lines = output.partition("Summary of all tests:")[2].splitlines()
+    header = next((line.split() for line in lines if line.startswith("Operation")), None)
+    if header is None:
+        return {}
+    rows: dict[str, dict[str, str]] = {}
+    for line in lines:
+        cells = line.split()
+        # A row cut short (a truncated output) does not count.
+        if cells and cells[0] in OPERATIONS and len(cells) == len(header):
+            rows.setdefault(cells[0], dict(zip(header, cells, strict=True)))
+    return rows
+
+
+def _operation(name: str, mib_per_s: Any, iops: Any, tasks: Any) -> _Operation:
+    try:
+        return _Operation(mib_per_s=float(mib_per_s), iops=float(iops), tasks=int(tasks))
+    except (TypeError, ValueError):
+        raise ResultParseError(
+            f"IOR summary of the {name} phase lacks its bandwidth, operations or task count"
+        ) from None

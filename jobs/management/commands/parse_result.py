@@ -1,0 +1,42 @@
+"""`manage.py parse_result --engine fio|ior FILE`: a benchmark's output as the
+portal reads it, printed as JSON (null where the benchmark has no figure)."""
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from jobs.engines import ENGINE_NAMES, ResultParseError, get_engine
+
+
+class Command(BaseCommand):
+    help = "Parses a fio or IOR output file and prints the normalized result as JSON."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--engine", required=True, choices=ENGINE_NAMES)
+        parser.add_argument("file", help="the benchmark's output (stdout and stderr)")
+
+    def handle(self, *args: Any, engine: str, file: str, **options: Any) -> None:
+        try:
+            # Undecodable bytes are the parser's to judge, not a reason to give up here.
+            output = Path(file).read_text(encoding="utf-8", errors="replace")
+        except OSError as e:
+            raise CommandError(f"cannot read {file}: {e.strerror or e}") from None
+        try:
+            result = get_engine(engine).parse(output)
+        except ResultParseError as e:
+            raise CommandError(f"{file}: {e}") from None
+        self.stdout.write(json.dumps(result.summary(), indent=2))
+
+    def execute(self, *args: Any, **options: Any) -> str | None:
+        try:
+            return super().execute(*args, **options)
+        except CommandError as e:
+            if not self._called_from_command_line:
+                raise  # call_command() callers get the exception
+            # One line a script can pass on, instead of Django's "CommandError: ...".
+            reason = " ".join(str(e).splitlines())
+            sys.stderr.write(f"error: {reason}\n")
+            sys.exit(e.returncode)

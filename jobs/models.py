@@ -1,0 +1,134 @@
+import uuid
+from datetime import timedelta
+
+from django.conf import settings
+from django.db import models
+from django.utils import timezone
+
+from jobs.engines import Workload
+
+
+class RunStatus(models.TextChoices):
+    QUEUED = "queued", "Queued"  # saved, not yet handed to Slurm
+    SUBMITTED = "submitted", "Submitted"  # Slurm gave it a job id
+    PENDING = "pending", "Pending"  # waiting for a node
+    RUNNING = "running", "Running"
+    COMPLETED = "completed", "Completed"
+    FAILED = "failed", "Failed"
+    CANCELLED = "cancelled", "Cancelled"
+    TIMED_OUT = "timed_out", "Timed out"
+    LOST = "lost", "Lost"  # Slurm no longer knows the job and no result came back
+
+
+ACTIVE_STATUSES = (RunStatus.QUEUED, RunStatus.SUBMITTED, RunStatus.PENDING, RunStatus.RUNNING)
+IN_SLURM_STATUSES = (RunStatus.SUBMITTED, RunStatus.PENDING, RunStatus.RUNNING)
+
+
+class Engine(models.TextChoices):
+    FIO = "fio", "fio"
+    IOR = "ior", "IOR"
+
+
+class BenchmarkRun(models.Model):
+    """One benchmark job on one storage target, from the click to the numbers."""
+
+    key = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE)
+    # Snapshots taken when the run starts: later edits of accounts or targets
+    # must not rewrite what a past run did.
+    cluster_username = models.CharField(max_length=32)
+    target = models.ForeignKey("exercises.StorageTarget", on_delete=models.PROTECT)
+    target_directory = models.CharField(max_length=255)
+    in_memory = models.BooleanField(default=False)
+    engine = models.CharField(max_length=8, choices=Engine.choices, default=Engine.FIO)
+    workload = models.JSONField()
+    time_limit_minutes = models.PositiveIntegerField()
+
+    status = models.CharField(
+        max_length=16, choices=RunStatus.choices, default=RunStatus.QUEUED, db_index=True
+    )
+    status_reason = models.TextField(blank=True)
+    created_at = models.DateTimeField(default=timezone.now, db_index=True)
+    updated_at = models.DateTimeField(default=timezone.now)
+
+    # Submission: the attempt marker makes a retried submit adopt the job a
+    # crashed attempt may have created instead of submitting a second one.
+    submit_attempts = models.PositiveIntegerField(default=0)
+    submit_attempted_at = models.DateTimeField(null=True, blank=True)
+    job_script = models.TextField(blank=True)
+
+    # What Slurm said.
+    slurm_job_id = models.PositiveBigIntegerField(null=True, blank=True, db_index=True)
+    slurm_state = models.CharField(max_length=32, blank=True)
+    slurm_reason = models.CharField(max_length=128, blank=True)
+    exit_code = models.IntegerField(null=True, blank=True)
+    exit_signal = models.IntegerField(null=True, blank=True)
+    submitted_at = models.DateTimeField(null=True, blank=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    ended_at = models.DateTimeField(null=True, blank=True)
+    output_path = models.CharField(max_length=512, blank=True)
+
+    # What the job sent back. Only the secret's hash is kept.
+    result_token_hash = models.CharField(max_length=64)
+    result_received_at = models.DateTimeField(null=True, blank=True)
+    benchmark_exit_code = models.IntegerField(null=True, blank=True)
+    raw_output = models.TextField(blank=True)
+    parse_error = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        indexes = [models.Index(fields=["user", "-created_at"])]
+
+    def __str__(self) -> str:
+        return f"run {self.key} ({self.status})"
+
+    @property
+    def job_name(self) -> str:
+        return f"storagelab-{self.key.hex[:12]}"
+
+    @property
+    def run_directory(self) -> str:
+        """The fresh directory the benchmark works in (removed at the end)."""
+        return f"{self.target_directory}/storagelab-run-{self.key.hex[:12]}"
+
+    @property
+    def workload_params(self) -> Workload:
+        return Workload.model_validate(self.workload)
+
+    @property
+    def is_active(self) -> bool:
+        return self.status in ACTIVE_STATUSES
+
+    @property
+    def result_missing(self) -> bool:
+        """Slurm says it completed, yet its output never reached the portal."""
+        if self.status != RunStatus.COMPLETED or self.result_received_at:
+            return False
+        ended = self.ended_at or self.updated_at
+        return timezone.now() - ended > timedelta(seconds=settings.RESULT_GRACE_SECONDS)
+
+
+class RunResult(models.Model):
+    """The parsed figures of a run. Throughput in bytes/s, latency in µs."""
+
+    run = models.OneToOneField(BenchmarkRun, on_delete=models.CASCADE, related_name="result")
+    engine = models.CharField(max_length=8, choices=Engine.choices)
+    processes = models.PositiveIntegerField()
+    write_bytes_per_s = models.FloatField(null=True, blank=True)
+    read_bytes_per_s = models.FloatField(null=True, blank=True)
+    write_iops = models.FloatField(null=True, blank=True)
+    read_iops = models.FloatField(null=True, blank=True)
+    write_latency_us = models.JSONField(null=True, blank=True)
+    read_latency_us = models.JSONField(null=True, blank=True)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    def __str__(self) -> str:
+        return f"result of {self.run_id}"
+
+    @property
+    def write_mib_s(self) -> float | None:
+        return None if self.write_bytes_per_s is None else self.write_bytes_per_s / 2**20
+
+    @property
+    def read_mib_s(self) -> float | None:
+        return None if self.read_bytes_per_s is None else self.read_bytes_per_s / 2**20

@@ -1,0 +1,70 @@
+"""Job scripts: rendered from templates/jobs/job_script.sh.
+
+Every value is typed (the workload, a validated path, a UUID) and shell-quoted
+here; nothing a user typed reaches the script as text. The per-run secret travels
+in the job's environment, so the script itself can be shown to the user.
+"""
+
+import shlex
+
+from django.conf import settings
+from django.template.loader import render_to_string
+from django.urls import reverse
+
+from jobs.engines import Target, get_engine
+from jobs.models import BenchmarkRun
+from jobs.slurm import JobSpec
+
+
+def result_url(run: BenchmarkRun) -> str:
+    path = reverse("jobs:run-result", kwargs={"key": run.key})
+    return settings.PORTAL_CALLBACK_URL.rstrip("/") + path
+
+
+def describe(run: BenchmarkRun) -> str:
+    w = run.workload_params
+    files = f", {w.files_per_process} files each" if w.files_per_process > 1 else ""
+    return (
+        f"{w.pattern} writes of {w.block_size} B, {w.processes} process(es) x "
+        f"{w.size_per_process} B{files}, fsync {'on' if w.fsync else 'off'}"
+    )
+
+
+def render_script(run: BenchmarkRun) -> str:
+    engine = get_engine(run.engine)
+    target = Target(directory=run.run_directory, tmpfs=run.in_memory)
+    argv = engine.command(run.workload_params, target)
+    if engine.tasks(run.workload_params) > 1:
+        argv = ["srun", "--ntasks", str(engine.tasks(run.workload_params)), *argv]
+    return render_to_string(
+        "jobs/job_script.sh",
+        {
+            "run_key": run.key,
+            "engine": run.engine,
+            "target": run.target.name,
+            "description": describe(run),
+            "run_dir": shlex.quote(run.run_directory),
+            "command": shlex.join(argv),
+            "max_bytes": settings.RESULT_MAX_BYTES,
+            "result_url": shlex.quote(result_url(run)),
+        },
+    )
+
+
+def job_spec(run: BenchmarkRun, script: str, token: str) -> JobSpec:
+    tasks = get_engine(run.engine).tasks(run.workload_params)
+    return JobSpec(
+        name=run.job_name,
+        script=script,
+        partition=settings.SLURM_PARTITION,
+        working_directory=run.target_directory,
+        standard_output=f"{run.target_directory}/{run.job_name}-%j.out",
+        time_limit_minutes=run.time_limit_minutes,
+        tasks=tasks,
+        environment={
+            "PATH": settings.JOB_PATH,
+            "HOME": run.target_directory,
+            "USER": run.cluster_username,
+            "STORAGELAB_RESULT_TOKEN": token,
+        },
+    )

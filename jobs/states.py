@@ -1,0 +1,55 @@
+"""The run state machine: which status may follow which, in one place.
+
+Every change of status goes through `transition()`, a conditional UPDATE: two
+workers (the sync loop, a cancel, a late result) racing on the same run cannot
+both win, and replaying a transition changes nothing.
+"""
+
+from typing import Any
+
+from django.utils import timezone
+
+from jobs.models import BenchmarkRun, RunStatus
+from jobs.slurm.models import JobState
+
+S = RunStatus
+# to-status -> the statuses it may come from.
+SOURCES: dict[RunStatus, tuple[RunStatus, ...]] = {
+    S.SUBMITTED: (S.QUEUED,),
+    S.PENDING: (S.SUBMITTED,),
+    S.RUNNING: (S.SUBMITTED, S.PENDING),
+    S.COMPLETED: (S.SUBMITTED, S.PENDING, S.RUNNING, S.LOST),
+    S.FAILED: (S.QUEUED, S.SUBMITTED, S.PENDING, S.RUNNING, S.LOST),
+    S.CANCELLED: (S.QUEUED, S.SUBMITTED, S.PENDING, S.RUNNING, S.LOST),
+    S.TIMED_OUT: (S.SUBMITTED, S.PENDING, S.RUNNING, S.LOST),
+    S.LOST: (S.SUBMITTED, S.PENDING, S.RUNNING),
+}
+
+# Slurm's base states, as run statuses. States not listed change nothing.
+FROM_SLURM: dict[JobState, RunStatus] = {
+    JobState.PENDING: S.PENDING,
+    JobState.RUNNING: S.RUNNING,
+    JobState.COMPLETING: S.RUNNING,
+    JobState.SUSPENDED: S.RUNNING,
+    JobState.COMPLETED: S.COMPLETED,
+    JobState.FAILED: S.FAILED,
+    JobState.NODE_FAIL: S.FAILED,
+    JobState.BOOT_FAIL: S.FAILED,
+    JobState.OUT_OF_MEMORY: S.FAILED,
+    JobState.DEADLINE: S.TIMED_OUT,
+    JobState.TIMEOUT: S.TIMED_OUT,
+    JobState.CANCELLED: S.CANCELLED,
+    JobState.PREEMPTED: S.CANCELLED,
+}
+
+
+def transition(
+    run_id: int, to: RunStatus, *, only_from: tuple[RunStatus, ...] | None = None, **fields: Any
+) -> bool:
+    """Move run `run_id` to `to` if its current status allows (and is one of
+    `only_from`, when given); True if it moved."""
+    sources = [s for s in SOURCES[to] if only_from is None or s in only_from]
+    updated = BenchmarkRun.objects.filter(pk=run_id, status__in=sources).update(
+        status=to, updated_at=timezone.now(), **fields
+    )
+    return updated == 1

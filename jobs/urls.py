@@ -1,0 +1,9 @@
+from django.urls import path
+
+from jobs import views
+
+app_name = "jobs"
+urlpatterns = [
+    path("runs/<uuid:key>/result", views.run_result, name="run-result"),
+    path("runs/<uuid:key>/cancel", views.run_cancel, name="run-cancel"),
+]

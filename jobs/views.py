@@ -1,0 +1,51 @@
+from django.conf import settings
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import HttpRequest, HttpResponse, HttpResponseBase
+from django.shortcuts import get_object_or_404, redirect
+from django.views.decorators.csrf import csrf_exempt
+from django.views.decorators.http import require_POST
+
+from jobs import services
+from jobs.models import BenchmarkRun
+from jobs.slurm import SlurmError
+
+
+def _get_own_run(request: HttpRequest, key: str) -> BenchmarkRun:
+    """The run, if it is the user's own (staff may act on any); 404 otherwise."""
+    runs = BenchmarkRun.objects.all()
+    if not request.user.is_staff:
+        runs = runs.filter(user=request.user)
+    return get_object_or_404(runs, key=key)
+
+
+@csrf_exempt  # posted by the job script, authenticated by the per-run secret
+@require_POST
+def run_result(request: HttpRequest, key: str) -> HttpResponse:
+    run = get_object_or_404(BenchmarkRun, key=key)
+    length = int(request.META.get("CONTENT_LENGTH") or 0)
+    if length > settings.RESULT_MAX_BYTES:
+        return HttpResponse("result too large\n", status=413, content_type="text/plain")
+    exit_header = request.headers.get("X-Benchmark-Exit", "")
+    exit_code = int(exit_header) if exit_header.lstrip("-").isdigit() else None
+    try:
+        services.receive_result(
+            run, request.headers.get("X-Storagelab-Token", ""), request.body, exit_code
+        )
+    except services.ResultRefused as e:
+        return HttpResponse(f"{e}\n", status=e.status, content_type="text/plain")
+    return HttpResponse("accepted\n", status=202, content_type="text/plain")
+
+
+@require_POST
+@login_required
+def run_cancel(request: HttpRequest, key: str) -> HttpResponseBase:
+    run = _get_own_run(request, key)
+    try:
+        if services.cancel(run):
+            messages.info(request, "The run is being cancelled.")
+        else:
+            messages.info(request, "The run had already ended; nothing to cancel.")
+    except SlurmError as e:
+        messages.error(request, f"Slurm could not cancel the run now ({e}). Try again shortly.")
+    return redirect("home")

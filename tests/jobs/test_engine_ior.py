@@ -1,0 +1,251 @@
+"""The IOR engine: its argv, and its parser on IOR's text and JSON summaries
+(samples in IOR's formats, tests/jobs/samples/README.md; IOR is not installed)."""
+
+from pathlib import Path
+
+import pytest
+
+from jobs.engines import get_engine
+from jobs.engines.base import KiB, MiB, Pattern, ResultParseError, Target, Workload
+from jobs.engines.ior import Ior
+
+SAMPLES = Path(__file__).parent / "samples"
+IOR_SAMPLES = sorted(p.name for p in SAMPLES.glob("ior-*") if "error" not in p.name)
+WRITE_MIB_S = 237.37  # every sample's write rate, as IOR's "Max Write" line prints it
+
+
+def sample(name: str) -> str:
+    return (SAMPLES / name).read_text()
+
+
+def workload(**changes: object) -> Workload:
+    fields: dict = {
+        "pattern": Pattern.SEQUENTIAL,
+        "block_size": 1 * MiB,
+        "processes": 4,
+        "size_per_process": 64 * MiB,
+    }
+    return Workload(**(fields | changes))
+
+
+TARGET = Target(directory="/srv/storagelab/scratch/ada/run-1")
+
+
+def value_after(argv: list[str], flag: str) -> str:
+    return argv[argv.index(flag) + 1]
+
+
+# The command
+
+
+def test_the_command_writes_with_the_posix_backend_and_a_json_summary() -> None:
+    argv = Ior().command(workload(), TARGET)
+
+    assert argv[:4] == ["ior", "-a", "POSIX", "-w"]
+    assert all(isinstance(arg, str) for arg in argv)
+    assert value_after(argv, "-O") == "summaryFormat=JSON"
+    assert value_after(argv, "-o") == "/srv/storagelab/scratch/ada/run-1/ior.dat"
+
+
+def test_sizes_are_plain_byte_counts_per_process() -> None:
+    argv = Ior().command(workload(block_size=4 * KiB, size_per_process=8 * MiB), TARGET)
+
+    assert value_after(argv, "-t") == "4096"  # transfer size: bytes per I/O
+    assert value_after(argv, "-b") == str(8 * MiB)  # block size: bytes per task
+    assert value_after(argv, "-s") == "1"
+
+
+def test_it_runs_one_mpi_rank_per_process() -> None:
+    assert Ior().tasks(workload(processes=8)) == 8
+
+
+@pytest.mark.parametrize(
+    ("changes", "flag", "present"),
+    [
+        ({"file_per_process": True}, "-F", True),
+        ({"file_per_process": False}, "-F", False),
+        ({"pattern": Pattern.RANDOM, "block_size": 4 * KiB}, "-z", True),
+        ({"pattern": Pattern.SEQUENTIAL}, "-z", False),
+        ({"fsync": True}, "-e", True),
+        ({"fsync": False}, "-e", False),
+        ({"read_back": True}, "-r", True),
+        ({"read_back": False}, "-r", False),
+    ],
+)
+def test_each_workload_choice_maps_to_its_ior_flag(changes: dict, flag: str, present: bool) -> None:
+    assert (flag in Ior().command(workload(**changes), TARGET)) == present
+
+
+def test_random_offsets_on_a_shared_file_do_not_reorder_tasks() -> None:
+    # IOR refuses -z with -C (or -Z) on a single shared file.
+    argv = Ior().command(workload(pattern=Pattern.RANDOM, file_per_process=False), TARGET)
+
+    assert "-C" not in argv and "-Z" not in argv
+
+
+def test_it_never_asks_for_o_direct_on_tmpfs() -> None:
+    argv = Ior().command(workload(), Target(directory="/dev/shm/x", tmpfs=True))
+
+    assert not any("odirect" in arg or arg == "-B" for arg in argv)
+
+
+def test_many_small_files_are_left_to_fio() -> None:
+    w = workload(block_size=4 * KiB, size_per_process=1 * MiB, files_per_process=64)
+
+    with pytest.raises(ValueError, match="need fio"):
+        Ior().command(w, TARGET)
+
+
+def test_the_engine_registry_hands_out_ior() -> None:
+    assert isinstance(get_engine("ior"), Ior)
+
+
+# The parser
+
+
+def test_it_reads_the_max_lines_and_summary_table_of_ior_3_3() -> None:
+    result = Ior().parse(sample("ior-3.3.0-write-read.txt"))
+
+    assert result.engine == "ior"
+    assert result.processes == 4
+    assert result.write_bytes_per_s == pytest.approx(WRITE_MIB_S * MiB)
+    assert result.read_bytes_per_s == pytest.approx(1011.52 * MiB)
+    assert result.write_iops == pytest.approx(237.37)  # Max(OPs): 1 MiB transfers
+    assert result.read_iops == pytest.approx(1011.52)
+    assert result.write_latency is None  # IOR has no percentiles
+
+
+def test_it_reads_a_write_only_ior_4_run_of_random_4k_transfers() -> None:
+    result = Ior().parse(sample("ior-4.0.0-random-write.txt"))
+
+    assert result.processes == 8
+    assert result.write_mib_s == pytest.approx(WRITE_MIB_S)
+    assert result.write_iops == pytest.approx(60767.87)
+    assert result.read_bytes_per_s is None
+    assert result.read_iops is None
+
+
+def test_it_reads_the_json_summary() -> None:
+    result = Ior().parse(sample("ior-3.3.0-summary.json"))
+
+    assert result.processes == 4
+    assert result.write_mib_s == pytest.approx(237.3745)
+    assert result.read_mib_s == pytest.approx(1011.52)
+    assert result.write_iops == pytest.approx(237.3745)
+
+
+def test_text_and_json_of_the_same_run_agree() -> None:
+    text = Ior().parse(sample("ior-3.3.0-write-read.txt"))
+    summary = Ior().parse(sample("ior-3.3.0-summary.json"))
+
+    assert text.processes == summary.processes
+    assert text.write_mib_s == pytest.approx(summary.write_mib_s, abs=0.005)
+    assert text.read_mib_s == pytest.approx(summary.read_mib_s, abs=0.005)
+
+
+@pytest.mark.parametrize(
+    ("name", "processes", "reads"),
+    [
+        ("ior-4.0.0-verbose-summary-invalid.json", 8, True),
+        ("ior-3.2.0-summary-invalid.json", 2, False),
+    ],
+)
+def test_it_reads_the_invalid_json_released_versions_printed(
+    name: str, processes: int, reads: bool
+) -> None:
+    result = Ior().parse(sample(name))
+
+    assert result.processes == processes
+    assert result.write_mib_s == pytest.approx(237.3745)
+    assert (result.read_mib_s is not None) == reads
+
+
+@pytest.mark.parametrize(
+    ("output", "reason"),
+    [
+        (sample("ior-3.3.0-open-error.txt"), r"IOR failed: open64\(.*No such file or directory"),
+        (
+            "IOR-4.0.0: MPI Coordinated Test of Parallel I/O\n"
+            'ERROR: open64("/x/ior.dat", 66, 0664) failed: Permission denied, '
+            "(aiori-POSIX.c:510)\n",
+            "IOR failed: open64.*Permission denied",
+        ),
+    ],
+    ids=["3.3", "4.0"],
+)
+def test_an_ior_error_is_the_reason(output: str, reason: str) -> None:
+    with pytest.raises(ResultParseError, match=reason):
+        Ior().parse(output)
+
+
+def text_cut_before(marker: str) -> str:
+    output = sample("ior-3.3.0-write-read.txt")
+    return output[: output.index(marker)]
+
+
+@pytest.mark.parametrize(
+    ("output", "reason"),
+    [
+        ("", "empty"),
+        (text_cut_before("write     237"), "ends before its 'Max Write' line"),
+        (text_cut_before("Summary of all tests"), "ends before its 'Summary of all tests'"),
+        # a row cut short: its #Tasks column is missing
+        (text_cut_before("read         1011.52"), "ends before its 'Summary of all tests'"),
+        (text_cut_before("read         1011.52")[:-60], "ends before its 'Summary of all tests'"),
+        ("IOR-3.3.0: MPI Coordinated Test of Parallel I/O\nBegan : today\n", "no 'Max Write'"),
+        ("Operation,Max(MiB)\nwrite,237.37\n", "no 'Max Write' line and no JSON summary"),
+        ("\x00\x1b[2J garbage \ufffd", "no 'Max Write' line and no JSON summary"),
+    ],
+    ids=[
+        "empty",
+        "cut-in-results",
+        "cut-before-summary",
+        "cut-before-read-row",
+        "cut-in-write-row",
+        "header-only",
+        "csv",
+        "garbage",
+    ],
+)
+def test_what_is_no_complete_text_summary_is_an_error(output: str, reason: str) -> None:
+    with pytest.raises(ResultParseError, match=reason):
+        Ior().parse(output)
+
+
+def test_a_json_summary_cut_in_half_is_reported_as_truncated() -> None:
+    output = sample("ior-3.3.0-summary.json")
+
+    with pytest.raises(ResultParseError, match="truncated"):
+        Ior().parse(output[: len(output) // 2])
+
+
+def test_a_json_summary_cut_after_the_write_entry_misses_the_read_figures() -> None:
+    output = sample("ior-3.3.0-summary.json")
+    cut = output.index('"operation": "read"')
+
+    with pytest.raises(ResultParseError, match="no read figures"):
+        Ior().parse(output[:cut])
+
+
+def test_a_zero_bandwidth_is_an_error_not_a_result() -> None:
+    output = sample("ior-4.0.0-random-write.txt").replace("Max Write: 237.37", "Max Write: 0.00")
+
+    with pytest.raises(ResultParseError, match="no write bandwidth"):
+        Ior().parse(output)
+
+
+def test_fios_json_is_not_taken_for_iors() -> None:
+    with pytest.raises(ResultParseError, match="no JSON summary in IOR output"):
+        Ior().parse(sample("fio-seq-write-1p.json"))
+
+
+@pytest.mark.parametrize("name", IOR_SAMPLES)
+def test_no_cut_of_a_sample_crashes_the_parser(name: str) -> None:
+    output = sample(name)
+    for end in range(0, len(output), max(1, len(output) // 151)):
+        try:
+            result = Ior().parse(output[:end])
+        except ResultParseError as e:
+            assert "\n" not in str(e)
+        else:  # only cuts after the last figure it needs
+            assert result.write_mib_s == pytest.approx(WRITE_MIB_S, abs=0.005)

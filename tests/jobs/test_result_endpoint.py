@@ -1,0 +1,88 @@
+"""The endpoint jobs post their output to: authenticated by the per-run secret,
+size-capped, accepted once."""
+
+import pytest
+from django.test import Client
+
+from jobs.models import BenchmarkRun
+from jobs.services import token_hash
+from tests.jobs.conftest import small_workload
+
+pytestmark = pytest.mark.django_db
+
+TOKEN = "the-per-run-secret"
+
+
+@pytest.fixture
+def run(make_user, disk_target) -> BenchmarkRun:
+    user = make_user("sl-trainee7")
+    return BenchmarkRun.objects.create(
+        user=user,
+        cluster_username="sl-trainee7",
+        target=disk_target,
+        target_directory="/srv/storagelab/scratch/sl-trainee7",
+        workload=small_workload().model_dump(mode="json"),
+        time_limit_minutes=2,
+        result_token_hash=token_hash(TOKEN),
+    )
+
+
+def post(client: Client, run: BenchmarkRun, body: bytes = b"{}", token: str = TOKEN, **headers):
+    return client.post(
+        f"/jobs/runs/{run.key}/result",
+        body,
+        content_type="text/plain",
+        headers={"X-Storagelab-Token": token, "X-Benchmark-Exit": "0", **headers},
+    )
+
+
+def test_it_accepts_a_result_once(client: Client, run: BenchmarkRun) -> None:
+    assert post(client, run, b"first").status_code == 202
+    second = post(client, run, b"second")
+
+    assert second.status_code == 409
+    run.refresh_from_db()
+    assert run.raw_output == "first"
+    assert run.benchmark_exit_code == 0
+
+
+def test_it_refuses_a_forged_token(client: Client, run: BenchmarkRun) -> None:
+    response = post(client, run, b"forged", token="guess")
+
+    assert response.status_code == 403
+    run.refresh_from_db()
+    assert run.result_received_at is None and run.raw_output == ""
+
+
+def test_it_refuses_a_result_over_the_size_cap(client, run, settings) -> None:
+    settings.RESULT_MAX_BYTES = 10
+    assert post(client, run, b"x" * 11).status_code == 413
+    run.refresh_from_db()
+    assert run.result_received_at is None
+
+
+def test_it_answers_404_for_an_unknown_run(client: Client, run: BenchmarkRun) -> None:
+    response = client.post(
+        "/jobs/runs/00000000-0000-0000-0000-000000000000/result",
+        b"{}",
+        content_type="text/plain",
+        headers={"X-Storagelab-Token": TOKEN},
+    )
+    assert response.status_code == 404
+
+
+def test_it_accepts_only_posts(client: Client, run: BenchmarkRun) -> None:
+    assert client.get(f"/jobs/runs/{run.key}/result").status_code == 405
+
+
+def test_a_garbled_result_is_kept_with_a_clear_parse_error(client, run) -> None:
+    from jobs import services
+
+    post(client, run, b'fio: something went wrong\n{ "jobs": [', **{"X-Benchmark-Exit": "1"})
+    services.ingest(run.pk)
+
+    run.refresh_from_db()
+    assert run.parse_error
+    assert "exited with status 1" in run.parse_error
+    assert "something went wrong" in run.raw_output
+    assert not hasattr(run, "result")

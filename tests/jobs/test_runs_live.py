@@ -1,0 +1,193 @@
+"""Benchmark runs end to end on the live dev cluster: portal → Celery → slurmrestd
+→ a real fio job as the trainee → result posted back → parsed numbers."""
+
+import os
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from jobs import services
+from jobs.engines import Pattern
+from jobs.models import BenchmarkRun, RunStatus
+from jobs.slurm import JobSpec, get_client
+from tests.jobs.conftest import follow, small_workload
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+ROOT = Path(__file__).resolve().parents[2]
+RUN_DIR = Path(os.getenv("STORAGELAB_RUN_DIR", "/run/storagelab"))
+
+
+@pytest.mark.parametrize("pattern", [Pattern.SEQUENTIAL, Pattern.RANDOM])
+def test_fio_runs_on_disk_and_tmpfs_with_1_and_8_processes(
+    live_portal, trainee, disk_target, tmpfs_target, pattern
+) -> None:
+    runs = [
+        services.start_run(
+            trainee, target, small_workload(pattern, processes), time_limit_minutes=2
+        )
+        for target in (disk_target, tmpfs_target)
+        for processes in (1, 8)
+    ]
+
+    done = follow(*runs)
+
+    for run in done:
+        assert run.status == RunStatus.COMPLETED, run.status_reason or run.parse_error
+        assert run.result.write_mib_s > 0
+        assert run.result.processes == run.workload_params.processes
+        assert run.slurm_job_id and run.output_path.endswith(f"{run.slurm_job_id}.out")
+        # The benchmark's own directory is gone; the job's output file stays.
+        assert not Path(run.run_directory).exists()
+        assert "Storage Lab: running fio" in Path(run.output_path).read_text()
+
+
+def test_the_job_runs_as_the_trainee_and_the_script_shows_no_secret(
+    live_portal, trainee, disk_target
+) -> None:
+    run = services.start_run(trainee, disk_target, small_workload(), time_limit_minutes=2)
+
+    (run,) = follow(run)
+
+    job = get_client().job(trainee.username, run.slurm_job_id)
+    assert job.user_name == trainee.username
+    assert "STORAGELAB_RESULT_TOKEN" in run.job_script  # named, never its value
+    assert run.result_token_hash not in run.job_script
+    assert "--direct=1" not in run.job_script
+
+
+def test_a_job_that_cannot_start_says_why(live_portal, trainee, disk_target) -> None:
+    disk_target.path_template = "/srv/storagelab/nowhere/{user}"
+    disk_target.save()
+    run = services.start_run(trainee, disk_target, small_workload(), time_limit_minutes=2)
+
+    (run,) = follow(run)
+
+    assert run.status == RunStatus.FAILED
+    assert "Slurm could not start the job" in run.status_reason
+    assert str(run.slurm_job_id) in run.status_reason
+
+
+def test_a_cancelled_run_says_so_and_leaves_nothing_behind(
+    live_portal, trainee, disk_target, scratch_dir
+) -> None:
+    blocker = get_client().submit(trainee.username, _cpu_hog(scratch_dir))
+    try:
+        run = services.start_run(trainee, disk_target, small_workload(), time_limit_minutes=2)
+        run = _wait_for_status(run, RunStatus.SUBMITTED, RunStatus.PENDING)
+
+        assert services.cancel(run)
+        (run,) = follow(run)
+    finally:
+        get_client().cancel(trainee.username, blocker)
+
+    assert run.status == RunStatus.CANCELLED
+    assert "cancelled" in run.status_reason
+    assert not Path(run.run_directory).exists()
+
+
+def test_a_queued_run_cancelled_before_submission_never_reaches_slurm(
+    live_portal, trainee, disk_target
+) -> None:
+    run = BenchmarkRun.objects.create(
+        user=trainee.user,
+        cluster_username=trainee.username,
+        target=disk_target,
+        target_directory=disk_target.directory_for(trainee.username),
+        workload=small_workload().model_dump(mode="json"),
+        time_limit_minutes=2,
+        result_token_hash="x",
+    )
+
+    assert services.cancel(run)
+    services.submit(run.pk)
+
+    run.refresh_from_db()
+    assert run.status == RunStatus.CANCELLED
+    assert run.slurm_job_id is None
+    assert run.job_name not in {job.name for job in get_client().jobs(trainee.username) or []}
+
+
+def test_runs_survive_a_slurmrestd_outage_without_loss_or_duplicates(
+    live_portal, trainee, disk_target, tmpfs_target
+) -> None:
+    before = services.start_run(trainee, disk_target, small_workload(), time_limit_minutes=2)
+    _wait_for_status(before, RunStatus.SUBMITTED, RunStatus.PENDING, RunStatus.RUNNING)
+
+    _stop_slurmrestd()
+    try:
+        during = services.start_run(trainee, tmpfs_target, small_workload(), time_limit_minutes=2)
+        time.sleep(3)  # the submission fails and is retried; the first job finishes
+        during.refresh_from_db()
+        assert during.status == RunStatus.QUEUED
+    finally:
+        _start_slurmrestd()
+
+    done = follow(before, during)
+
+    for run in done:
+        assert run.status == RunStatus.COMPLETED, run.status_reason
+        assert run.result.write_mib_s > 0
+    jobs = get_client().jobs(trainee.username) or []
+    for run in done:
+        assert [job.job_id for job in jobs if job.name == run.job_name] == [run.slurm_job_id]
+
+
+def test_a_run_whose_job_vanished_is_lost_then_found_by_its_result(
+    live_portal, trainee, disk_target, settings
+) -> None:
+    run = services.start_run(trainee, disk_target, small_workload(), time_limit_minutes=2)
+    run = _wait_for_status(run, RunStatus.SUBMITTED, RunStatus.PENDING, RunStatus.RUNNING)
+    # Pretend Slurm forgot the job: point the run at a job id it never had.
+    BenchmarkRun.objects.filter(pk=run.pk).update(slurm_job_id=10**9)
+    settings.SUBMIT_LEASE_SECONDS = 0
+
+    services.sync()
+
+    run.refresh_from_db()
+    assert run.status in (RunStatus.LOST, RunStatus.COMPLETED)
+    # Its result still arrives from the real job, and brings it back.
+    run = _wait_for_status(run, RunStatus.COMPLETED)
+    assert run.result.write_mib_s > 0
+
+
+def _wait_for_status(run: BenchmarkRun, *wanted: str, timeout: float = 30) -> BenchmarkRun:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        run.refresh_from_db()
+        if run.status in wanted:
+            return run
+        services.sync()
+        time.sleep(0.2)
+    raise AssertionError(f"run stayed {run.status}, wanted {wanted}")
+
+
+def _cpu_hog(directory: Path) -> JobSpec:
+    """A job holding every CPU of the node, so the next job waits."""
+    return JobSpec(
+        name="t-blocker",
+        script="#!/bin/bash\nsleep 60\n",
+        partition="debug",
+        working_directory=str(directory),
+        standard_output="/dev/null",
+        time_limit_minutes=2,
+        cpus_per_task=os.cpu_count() or 1,
+        environment={"PATH": "/usr/bin:/bin"},
+    )
+
+
+def _stop_slurmrestd() -> None:
+    pid = int((RUN_DIR / "slurmrestd.pid").read_text())
+    os.kill(pid, signal.SIGTERM)
+    for _ in range(50):
+        status = Path(f"/proc/{pid}/status")
+        if not status.exists() or "State:\tZ" in status.read_text():
+            return
+        time.sleep(0.1)
+
+
+def _start_slurmrestd() -> None:
+    subprocess.run([str(ROOT / "docker" / "slurm" / "start.sh")], check=True, capture_output=True)

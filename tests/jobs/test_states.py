@@ -1,0 +1,86 @@
+"""How Slurm's word moves a run, and what the user is told (recorded responses of
+newer Slurm releases stand in for states the dev cluster cannot reach quickly)."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from jobs import services
+from jobs.models import BenchmarkRun, RunStatus
+from jobs.slurm.adapters import parse_job
+from jobs.states import transition
+from tests.jobs.conftest import small_workload
+
+pytestmark = pytest.mark.django_db
+
+RECORDED = Path(__file__).resolve().parents[3] / "shared" / "slurmrestd" / "25.11" / "0.0.44"
+
+
+def recorded_job(state: str):
+    body = json.loads((RECORDED / f"slurm-job-{state}.json").read_text())
+    return parse_job(body["jobs"][0])
+
+
+@pytest.fixture
+def run(make_user, disk_target) -> BenchmarkRun:
+    return BenchmarkRun.objects.create(
+        user=make_user("sl-trainee8"),
+        cluster_username="sl-trainee8",
+        target=disk_target,
+        target_directory="/srv/storagelab/scratch/sl-trainee8",
+        workload=small_workload().model_dump(mode="json"),
+        time_limit_minutes=2,
+        result_token_hash="x",
+        status=RunStatus.RUNNING,
+        slurm_job_id=1,
+    )
+
+
+def test_a_job_over_its_time_limit_is_timed_out_with_the_reason(run) -> None:
+    job = recorded_job("timeout")
+
+    services.apply_job(run, job)
+
+    run.refresh_from_db()
+    assert run.status == RunStatus.TIMED_OUT
+    assert "time limit" in run.status_reason
+    assert str(job.job_id) in run.status_reason
+    assert run.ended_at == job.end_time
+
+
+def test_a_failed_job_reports_exit_code_and_output_path(run) -> None:
+    job = recorded_job("failed")
+
+    services.apply_job(run, job)
+
+    run.refresh_from_db()
+    assert run.status == RunStatus.FAILED
+    assert "exit code 1" in run.status_reason
+    assert "NonZeroExitCode" in run.status_reason
+    assert run.output_path and run.output_path in run.status_reason
+
+
+def test_a_finished_run_does_not_go_back_to_running(run) -> None:
+    services.apply_job(run, recorded_job("completed"))
+    run.refresh_from_db()
+    services.apply_job(run, recorded_job("running"))
+
+    run.refresh_from_db()
+    assert run.status == RunStatus.COMPLETED
+
+
+def test_a_transition_happens_once(run) -> None:
+    assert transition(run.pk, RunStatus.CANCELLED)
+    assert not transition(run.pk, RunStatus.CANCELLED)
+    assert not transition(run.pk, RunStatus.RUNNING)
+
+
+def test_a_completed_run_without_result_says_so_after_the_grace_period(run, settings) -> None:
+    services.apply_job(run, recorded_job("completed"))
+    run.refresh_from_db()
+
+    settings.RESULT_GRACE_SECONDS = 10**9
+    assert not run.result_missing
+    settings.RESULT_GRACE_SECONDS = 0
+    assert run.result_missing
