@@ -151,6 +151,9 @@ def apply_job(run: BenchmarkRun, job: SlurmJob) -> None:
         "output_path": job.standard_output.replace("%j", str(job.job_id)),
     }
     status = FROM_SLURM.get(job.state)
+    unchanged = all(getattr(run, name) == value for name, value in fields.items())
+    if unchanged and status in (None, run.status):
+        return  # most cycles, for most runs: no write at all
     if status and status != run.status:
         reason = explain(job, status)
         if transition(run.pk, status, status_reason=reason, **fields):
