@@ -24,7 +24,7 @@ from jobs.engines.base import MiB, Pattern, Workload
 from jobs.engines.fio import Fio
 from jobs.models import BenchmarkRun, RunStatus
 from jobs.slurm import get_client
-from tests.jobs.conftest import follow, small_workload
+from tests.runs import follow, small_workload
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -72,16 +72,18 @@ spawn() {
 
 # start_bg NAME COMMAND...: run COMMAND in the background as service NAME, its pid
 # in $RUN_DIR/NAME.pid and its output in $LOG_DIR/NAME.log, unless it already runs
-# from this checkout (one started from another checkout runs other code: replaced).
+# with this checkout's code (one started from other code is replaced).
 # Returns 1 when it was already running.
 start_bg() {
-  local name=$1 root=${STORAGELAB_ROOT:-$PWD}
+  local name=$1 root=${STORAGELAB_ROOT:-$PWD} code
   shift
-  if alive "$RUN_DIR/$name.pid" && [ "$(cat "$RUN_DIR/$name.root" 2>/dev/null)" = "$root" ]; then
+  # Which code it runs: the checkout, and its newest Python file.
+  code="$root $(find "$root" -name '*.py' -not -path '*/.venv/*' -printf '%T@\n' | sort -n | tail -n 1)"
+  if alive "$RUN_DIR/$name.pid" && [ "$(cat "$RUN_DIR/$name.code" 2>/dev/null)" = "$code" ]; then
     return 1
   fi
   stop_pidfile "$name" "$RUN_DIR/$name.pid"
   spawn "$RUN_DIR/$name.pid" "$LOG_DIR/$name.log" "$@"
-  echo "$root" >"$RUN_DIR/$name.root"
+  echo "$code" >"$RUN_DIR/$name.code"
   say "started $name (pid $(cat "$RUN_DIR/$name.pid"))"
 }

@@ -1,8 +1,13 @@
+"""The teaching domain: a site's storage targets, the exercises run on them and
+the site's reference numbers. A site profile (exercises/profiles/NAME.toml) fills
+these; the admin edits them."""
+
 import re
 
 from django.core.exceptions import ValidationError
 from django.db import models
 
+from jobs.engines import Pattern, Workload
 from portal.models import cluster_username_validator
 
 # Absolute, plain path characters, and the cluster user name in place of {user}.
@@ -17,11 +22,26 @@ def validate_path_template(value: str) -> None:
         )
 
 
+class SiteProfile(models.Model):
+    name = models.SlugField(max_length=32, unique=True)
+    title = models.CharField(max_length=120)
+    description = models.TextField(blank=True)
+    engine = models.CharField(max_length=8, default="fio", help_text="fio or ior")
+    node_memory_gib = models.PositiveIntegerField(
+        default=64, help_text="Memory of a typical compute node"
+    )
+
+    def __str__(self) -> str:
+        return self.title
+
+
 class StorageTarget(models.Model):
     """A filesystem users can put their data on ($HOME, $GLOBAL, $TMPDIR, ...)."""
 
-    key = models.SlugField(max_length=32, unique=True)
+    profile = models.ForeignKey(SiteProfile, on_delete=models.CASCADE, related_name="targets")
+    key = models.SlugField(max_length=32)
     name = models.CharField(max_length=32, help_text="As users know it, e.g. $GLOBAL")
+    order = models.PositiveIntegerField(default=0)
     filesystem = models.CharField(max_length=64, help_text="e.g. NFS, GPFS, BeeGFS, tmpfs")
     path_template = models.CharField(
         max_length=255,
@@ -31,9 +51,24 @@ class StorageTarget(models.Model):
     in_memory = models.BooleanField(
         default=False, help_text="tmpfs and the like: no O_DIRECT, space comes from RAM"
     )
+    persistent = models.BooleanField(default=True, help_text="Data outlives the job")
+    shared = models.BooleanField(default=True, help_text="Every node sees the same data")
+    summary = models.TextField(blank=True)
+    size = models.CharField(max_length=120, blank=True)
+    default_quota = models.CharField(max_length=120, blank=True)
+    quota_bytes = models.PositiveBigIntegerField(null=True, blank=True)
+    peak_speed = models.CharField(max_length=120, blank=True)
+    redundancy = models.CharField(max_length=200, blank=True)
+    hardware = models.TextField(blank=True)
+    purge_policy = models.CharField(max_length=200, blank=True)
+    use_for = models.JSONField(default=list, blank=True)
+    avoid_for = models.JSONField(default=list, blank=True)
 
     class Meta:
-        ordering = ["key"]
+        ordering = ["order", "key"]
+        constraints = [
+            models.UniqueConstraint(fields=["profile", "key"], name="target_key_per_profile")
+        ]
 
     def __str__(self) -> str:
         return self.name
@@ -42,3 +77,68 @@ class StorageTarget(models.Model):
         validate_path_template(self.path_template)
         cluster_username_validator(cluster_username)
         return self.path_template.replace("{user}", cluster_username)
+
+
+class Exercise(models.Model):
+    """One measurement of the lab, with the workload it runs and how to read it."""
+
+    profile = models.ForeignKey(SiteProfile, on_delete=models.CASCADE, related_name="exercises")
+    key = models.SlugField(max_length=16)
+    order = models.PositiveIntegerField(default=0)
+    title = models.CharField(max_length=120)
+    goal = models.TextField()
+    measures = models.TextField()
+    how_to_read = models.TextField()
+    questions = models.JSONField(default=list, blank=True)
+    pattern = models.CharField(max_length=16, choices=[(p.value, p.value) for p in Pattern])
+    block_size = models.PositiveIntegerField(help_text="Bytes per I/O")
+    processes = models.PositiveIntegerField()
+    size_per_process = models.PositiveBigIntegerField(help_text="Bytes each process writes")
+    files_per_process = models.PositiveIntegerField(default=1)
+    file_per_process = models.BooleanField(default=True)
+    fsync = models.BooleanField(default=True)
+    time_limit_minutes = models.PositiveIntegerField(default=10)
+
+    class Meta:
+        ordering = ["order", "key"]
+        constraints = [
+            models.UniqueConstraint(fields=["profile", "key"], name="exercise_key_per_profile")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.key}: {self.title}"
+
+    @property
+    def workload(self) -> Workload:
+        return Workload(
+            pattern=Pattern(self.pattern),
+            block_size=self.block_size,
+            processes=self.processes,
+            size_per_process=self.size_per_process,
+            files_per_process=self.files_per_process,
+            file_per_process=self.file_per_process,
+            fsync=self.fsync,
+        )
+
+    def clean(self) -> None:
+        try:
+            self.workload  # noqa: B018 -- validates the parameters together
+        except ValueError as e:
+            raise ValidationError(str(e)) from None
+
+
+class ReferenceResult(models.Model):
+    """The site's published figure for an exercise on a target."""
+
+    exercise = models.ForeignKey(Exercise, on_delete=models.CASCADE, related_name="references")
+    target = models.ForeignKey(StorageTarget, on_delete=models.CASCADE, related_name="references")
+    write_mib_s = models.FloatField()
+    source = models.CharField(max_length=200, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["exercise", "target"], name="one_reference_per_pair")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.exercise.key} on {self.target}: {self.write_mib_s} MiB/s"

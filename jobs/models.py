@@ -38,6 +38,10 @@ class BenchmarkRun(models.Model):
     # must not rewrite what a past run did.
     cluster_username = models.CharField(max_length=32)
     target = models.ForeignKey("exercises.StorageTarget", on_delete=models.PROTECT)
+    # What the run was for (the workload itself is a snapshot, below).
+    exercise = models.ForeignKey(
+        "exercises.Exercise", null=True, blank=True, on_delete=models.SET_NULL, related_name="runs"
+    )
     target_directory = models.CharField(max_length=255)
     in_memory = models.BooleanField(default=False)
     engine = models.CharField(max_length=8, choices=Engine.choices, default=Engine.FIO)
@@ -77,7 +81,10 @@ class BenchmarkRun(models.Model):
 
     class Meta:
         ordering = ["-created_at"]
-        indexes = [models.Index(fields=["user", "-created_at"])]
+        indexes = [
+            models.Index(fields=["user", "-created_at"]),
+            models.Index(fields=["exercise", "status"]),
+        ]
 
     def __str__(self) -> str:
         return f"run {self.key} ({self.status})"

@@ -14,6 +14,7 @@ from django.urls import reverse
 from jobs.engines import Target, get_engine
 from jobs.models import BenchmarkRun
 from jobs.slurm import JobSpec
+from portal.units import iec
 
 
 def result_url(run: BenchmarkRun) -> str:
@@ -25,8 +26,8 @@ def describe(run: BenchmarkRun) -> str:
     w = run.workload_params
     files = f", {w.files_per_process} files each" if w.files_per_process > 1 else ""
     return (
-        f"{w.pattern} writes of {w.block_size} B, {w.processes} process(es) x "
-        f"{w.size_per_process} B{files}, fsync {'on' if w.fsync else 'off'}"
+        f"{w.pattern} writes of {iec(w.block_size)}, {w.processes} process(es) x "
+        f"{iec(w.size_per_process)}{files}, fsync {'on' if w.fsync else 'off'}"
     )
 
 

@@ -15,7 +15,7 @@ from django.core.cache import cache
 from django.db import transaction
 from django.utils import timezone
 
-from exercises.models import StorageTarget
+from exercises.models import Exercise, StorageTarget
 from jobs.engines import ResultParseError, Workload, get_engine
 from jobs.models import IN_SLURM_STATUSES, BenchmarkRun, RunResult, RunStatus
 from jobs.scripts import job_spec, render_script
@@ -47,6 +47,7 @@ def start_run(
     *,
     engine: str = "fio",
     time_limit_minutes: int = 10,
+    exercise: Exercise | None = None,
 ) -> BenchmarkRun:
     """Saves a queued run; its submission is enqueued once the row is committed."""
     from jobs.tasks import submit_run
@@ -56,6 +57,7 @@ def start_run(
         user=account.user,
         cluster_username=account.username,
         target=target,
+        exercise=exercise,
         target_directory=target.directory_for(account.username),
         in_memory=target.in_memory,
         engine=engine,

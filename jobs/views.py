@@ -1,10 +1,11 @@
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import HttpRequest, HttpResponse, HttpResponseBase
-from django.shortcuts import get_object_or_404, redirect
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBase
+from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_POST
+from django_htmx.http import HttpResponseStopPolling
 
 from jobs import services
 from jobs.models import BenchmarkRun
@@ -16,7 +17,29 @@ def _get_own_run(request: HttpRequest, key: str) -> BenchmarkRun:
     runs = BenchmarkRun.objects.all()
     if not request.user.is_staff:
         runs = runs.filter(user=request.user)
-    return get_object_or_404(runs, key=key)
+    return get_object_or_404(runs.select_related("target", "exercise", "result"), key=key)
+
+
+@login_required
+def run_detail(request: HttpRequest, key: str) -> HttpResponse:
+    run = _get_own_run(request, key)
+    if request.htmx:
+        response = render(request, "jobs/run_detail.html#run-status", {"run": run})
+        if not run.is_active:
+            response.status_code = HttpResponseStopPolling.status_code
+        return response
+    return render(request, "jobs/run_detail.html", {"run": run})
+
+
+@login_required
+def run_output(request: HttpRequest, key: str) -> HttpResponse:
+    """The benchmark's raw output, as the job sent it."""
+    run = _get_own_run(request, key)
+    if not run.result_received_at:
+        raise Http404("This run's output has not arrived (yet).")
+    response = HttpResponse(run.raw_output, content_type="text/plain; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="{run.job_name}-output.txt"'
+    return response
 
 
 @csrf_exempt  # posted by the job script, authenticated by the per-run secret
@@ -48,4 +71,4 @@ def run_cancel(request: HttpRequest, key: str) -> HttpResponseBase:
             messages.info(request, "The run had already ended; nothing to cancel.")
     except SlurmError as e:
         messages.error(request, f"Slurm could not cancel the run now ({e}). Try again shortly.")
-    return redirect("home")
+    return redirect("jobs:run-detail", key=run.key)

@@ -94,6 +94,8 @@ TEMPLATES = [
                 "django.contrib.messages.context_processors.messages",
                 "portal.context_processors.site",
             ],
+            # {% partialdef %} everywhere, as Django 6 has it built in.
+            "builtins": ["template_partials.templatetags.partials"],
         },
     },
 ]
@@ -127,7 +129,11 @@ USE_I18N = True
 USE_TZ = True
 
 STATIC_URL = "static/"
-STATICFILES_DIRS = [BASE_DIR / "static"]
+STATICFILES_DIRS: list = [BASE_DIR / "static"]
+# Chart.js from Debian's libjs-chart.js (or any folder holding chart.umd/min.js).
+CHARTJS_DIR = Path(os.getenv("CHARTJS_DIR", "/usr/share/javascript/chart.js"))
+if CHARTJS_DIR.is_dir():
+    STATICFILES_DIRS.append(("vendor/chartjs", CHARTJS_DIR))
 STATIC_ROOT = Path(os.getenv("STATIC_ROOT", BASE_DIR / "staticfiles"))
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
@@ -167,6 +173,12 @@ SLURM_SUBMIT_RATE = envint("SLURM_SUBMIT_RATE", "10")
 # A submit attempt holds its run this long; a run seen queued longer is resubmitted,
 # and a job Slurm no longer lists this long after submission is "lost".
 SUBMIT_LEASE_SECONDS = envint("SUBMIT_LEASE_SECONDS", "30")
+
+# The site profile in use (exercises/profiles/NAME.toml, loaded with
+# `manage.py load_site_profile NAME`).
+SITE_PROFILE = os.getenv("SITE_PROFILE", "dev")
+# Runs a user may have going at once (queued, pending or running).
+MAX_ACTIVE_RUNS_PER_USER = envint("MAX_ACTIVE_RUNS_PER_USER", "8")
 
 # Benchmark runs. Jobs post their output to PORTAL_CALLBACK_URL, which compute
 # nodes must reach.

@@ -9,6 +9,7 @@ urlpatterns = [
     path("healthz", views.healthz, name="healthz"),
     path("login/", auth_views.LoginView.as_view(), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("", include("exercises.urls")),
     path("jobs/", include("jobs.urls")),
     path("admin/", admin.site.urls),
 ]

@@ -10,7 +10,7 @@ set -euo pipefail
 started() { { printf '%s\n' "$1" >&3; } 2>/dev/null || true; }
 
 # --- packages and the venv ---------------------------------------------------
-apt_install postgresql redis-server python3-venv chromium fonts-dejavu-core ca-certificates
+apt_install postgresql redis-server python3-venv chromium fonts-dejavu-core ca-certificates libjs-chart.js
 if [ ! -x "$VENV/bin/python" ]; then
   say "creating the venv in $VENV"
   python3 -m venv "$VENV"
@@ -59,6 +59,7 @@ alive "$RUN_DIR/slurmctld.pid" || started slurm
 cd "$STORAGELAB_ROOT"
 "$VENV/bin/python" manage.py migrate --no-input -v 0
 "$VENV/bin/python" manage.py collectstatic --no-input -v 0
+"$VENV/bin/python" manage.py load_site_profile "${SITE_PROFILE:-dev}"
 "$VENV/bin/python" manage.py create_demo_accounts
 
 # --- Celery worker and beat -----------------------------------------------------

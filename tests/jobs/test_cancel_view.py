@@ -2,7 +2,7 @@ import pytest
 from django.test import Client
 
 from jobs.models import BenchmarkRun, RunStatus
-from tests.jobs.conftest import small_workload
+from tests.runs import small_workload
 
 pytestmark = pytest.mark.django_db
 

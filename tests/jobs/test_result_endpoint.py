@@ -6,7 +6,7 @@ from django.test import Client
 
 from jobs.models import BenchmarkRun
 from jobs.services import token_hash
-from tests.jobs.conftest import small_workload
+from tests.runs import small_workload
 
 pytestmark = pytest.mark.django_db
 

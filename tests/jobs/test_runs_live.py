@@ -13,7 +13,7 @@ from jobs import services
 from jobs.engines import Pattern
 from jobs.models import BenchmarkRun, RunStatus
 from jobs.slurm import JobSpec, get_client
-from tests.jobs.conftest import follow, small_workload
+from tests.runs import follow, small_workload
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

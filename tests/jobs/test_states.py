@@ -10,7 +10,7 @@ from jobs import services
 from jobs.models import BenchmarkRun, RunStatus
 from jobs.slurm.adapters import parse_job
 from jobs.states import transition
-from tests.jobs.conftest import small_workload
+from tests.runs import small_workload
 
 pytestmark = pytest.mark.django_db
 

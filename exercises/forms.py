@@ -1,0 +1,54 @@
+from django import forms
+
+from exercises.models import SiteProfile
+
+
+class StartRunsForm(forms.Form):
+    targets = forms.MultipleChoiceField(
+        widget=forms.CheckboxSelectMultiple,
+        error_messages={
+            "required": "Choose at least one storage target to run the exercise on.",
+            "invalid_choice": "%(value)s is not a storage target of this site. Choose one "
+            "of the targets listed.",
+        },
+    )
+
+    def __init__(self, *args: object, profile: SiteProfile, **kwargs: object):
+        super().__init__(*args, **kwargs)
+        self.profile = profile
+        self.target_objects = {t.key: t for t in profile.targets.all()}
+        self.fields["targets"].choices = [(t.key, t.name) for t in self.target_objects.values()]
+
+    def chosen_targets(self) -> list:
+        return [self.target_objects[key] for key in self.cleaned_data["targets"]]
+
+
+class AdvisorForm(forms.Form):
+    access = forms.ChoiceField(
+        label="How does the job read and write?",
+        choices=[
+            ("sequential", "Sequentially: large streams, start to end"),
+            ("random", "Randomly: small pieces all over a file"),
+            ("mixed", "Both, or I don't know"),
+        ],
+    )
+    file_shape = forms.ChoiceField(
+        label="Its files are",
+        choices=[("few_large", "A few large files"), ("many_small", "Many small files")],
+    )
+    file_count = forms.IntegerField(
+        label="About how many files?", required=False, min_value=0, max_value=10**10
+    )
+    data_gib = forms.FloatField(
+        label="How much data does it read or write (GB)?", min_value=0, max_value=10**7
+    )
+    node_memory_gib = forms.FloatField(label="Memory per node (GB)", min_value=0.1, max_value=10**5)
+    app_memory_gib = forms.FloatField(
+        label="Memory the program itself needs (GB)", min_value=0, max_value=10**5, initial=0
+    )
+    must_outlive_job = forms.BooleanField(
+        label="The results must still be there after the job", required=False, initial=True
+    )
+    shared_between_nodes = forms.BooleanField(
+        label="Several nodes work on the same data at once", required=False
+    )

@@ -1,0 +1,181 @@
+"""What the lab pages show: the active site profile, my progress, and the figures
+to compare per exercise. Query counts stay bounded whatever the number of runs."""
+
+import statistics
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+from django.conf import settings
+from django.contrib.auth.models import AbstractBaseUser
+from django.http import Http404
+
+from exercises.advisor import TargetFacts
+from exercises.models import Exercise, ReferenceResult, SiteProfile, StorageTarget
+from jobs.models import BenchmarkRun, RunResult, RunStatus
+
+MiB = 2**20
+
+
+def active_profile() -> SiteProfile:
+    profile = SiteProfile.objects.filter(name=settings.SITE_PROFILE).first()
+    if profile is None:
+        raise Http404(
+            f"The site profile {settings.SITE_PROFILE!r} is not loaded. An administrator "
+            f"runs: python manage.py load_site_profile {settings.SITE_PROFILE}"
+        )
+    return profile
+
+
+def get_exercise(profile: SiteProfile, key: str) -> Exercise:
+    exercise = profile.exercises.filter(key=key).first()
+    if exercise is None:
+        raise Http404(f"There is no exercise {key!r} in the {profile.title} lab.")
+    return exercise
+
+
+@dataclass
+class Progress:
+    exercise: Exercise
+    targets_done: int
+    targets_total: int
+
+    @property
+    def complete(self) -> bool:
+        return self.targets_done >= self.targets_total > 0
+
+
+def progress(profile: SiteProfile, user: AbstractBaseUser) -> list[Progress]:
+    exercises = list(profile.exercises.all())
+    total = profile.targets.count()
+    done_pairs = (
+        BenchmarkRun.objects.filter(
+            user=user, exercise__profile=profile, status=RunStatus.COMPLETED, result__isnull=False
+        )
+        .values_list("exercise_id", "target_id")
+        .distinct()
+    )
+    done: dict[int, int] = defaultdict(int)
+    for exercise_id, _ in done_pairs:
+        done[exercise_id] += 1
+    return [Progress(e, done[e.pk], total) for e in exercises]
+
+
+@dataclass
+class TargetFigures:
+    target: StorageTarget
+    mine_mib_s: list[float] = field(default_factory=list)
+    reference_mib_s: float | None = None
+    reference_source: str = ""
+    class_median_mib_s: float | None = None
+
+    @property
+    def my_median_mib_s(self) -> float | None:
+        return statistics.median(self.mine_mib_s) if self.mine_mib_s else None
+
+
+def comparison(exercise: Exercise, user: AbstractBaseUser) -> list[TargetFigures]:
+    """Per target: my runs' write MiB/s, the site's reference (3 queries)."""
+    rows = {t.pk: TargetFigures(t) for t in exercise.profile.targets.all()}
+    mine = RunResult.objects.filter(
+        run__exercise=exercise, run__user=user, write_bytes_per_s__isnull=False
+    ).values_list("run__target_id", "write_bytes_per_s")
+    for target_id, bytes_per_s in mine:
+        if target_id in rows:
+            rows[target_id].mine_mib_s.append(bytes_per_s / MiB)
+    for ref in ReferenceResult.objects.filter(exercise=exercise):
+        if ref.target_id in rows:
+            rows[ref.target_id].reference_mib_s = ref.write_mib_s
+            rows[ref.target_id].reference_source = ref.source
+    return list(rows.values())
+
+
+def chart_data(figures: list[TargetFigures]) -> dict:
+    """The comparison as Chart.js wants it (static/js/charts.js draws it)."""
+    return {
+        "labels": [f.target.name for f in figures],
+        "datasets": [
+            {"label": "My runs (median)", "data": [f.my_median_mib_s for f in figures]},
+            {"label": "Class median", "data": [f.class_median_mib_s for f in figures]},
+            {"label": "Site reference", "data": [f.reference_mib_s for f in figures]},
+        ],
+    }
+
+
+def my_runs(exercise: Exercise, user: AbstractBaseUser, limit: int = 20) -> list[BenchmarkRun]:
+    return list(
+        BenchmarkRun.objects.filter(exercise=exercise, user=user)
+        .select_related("target", "result")
+        .order_by("-created_at")[:limit]
+    )
+
+
+@dataclass
+class ExerciseFigures:
+    exercise: Exercise
+    mine_mib_s: list[float] = field(default_factory=list)
+    reference_mib_s: float | None = None
+
+    @property
+    def my_median_mib_s(self) -> float | None:
+        return statistics.median(self.mine_mib_s) if self.mine_mib_s else None
+
+
+def target_figures(target: StorageTarget, user: AbstractBaseUser) -> list[ExerciseFigures]:
+    """Per exercise: what I measured on this target, and the site's reference."""
+    rows = {e.pk: ExerciseFigures(e) for e in target.profile.exercises.all()}
+    for ref in ReferenceResult.objects.filter(target=target):
+        if ref.exercise_id in rows:
+            rows[ref.exercise_id].reference_mib_s = ref.write_mib_s
+    mine = RunResult.objects.filter(
+        run__target=target, run__user=user, write_bytes_per_s__isnull=False
+    ).values_list("run__exercise_id", "write_bytes_per_s")
+    for exercise_id, bytes_per_s in mine:
+        if exercise_id in rows:
+            rows[exercise_id].mine_mib_s.append(bytes_per_s / MiB)
+    return list(rows.values())
+
+
+def get_target(profile: SiteProfile, key: str) -> StorageTarget:
+    target = profile.targets.filter(key=key).first()
+    if target is None:
+        raise Http404(f"There is no storage target {key!r} at {profile.title}.")
+    return target
+
+
+def target_facts(profile: SiteProfile) -> list[TargetFacts]:
+    """The advisor's view of each target: its properties, and its best sequential and
+    random write figures: the site's references, else what was measured here."""
+    best: dict[tuple[int, str], float] = {}
+
+    def keep(target_id: int, pattern: str, mib_s: float) -> None:
+        key = (target_id, pattern)
+        best[key] = max(best.get(key, 0.0), mib_s)
+
+    plain = {"files_per_process": 1, "fsync": True}  # not the small-files or cache exercises
+    for ref in ReferenceResult.objects.filter(
+        exercise__profile=profile, **{f"exercise__{k}": v for k, v in plain.items()}
+    ).select_related("exercise"):
+        keep(ref.target_id, ref.exercise.pattern, ref.write_mib_s)
+    if not best:
+        measured = RunResult.objects.filter(
+            run__exercise__profile=profile,
+            write_bytes_per_s__isnull=False,
+            **{f"run__exercise__{k}": v for k, v in plain.items()},
+        ).values_list("run__target_id", "run__exercise__pattern", "write_bytes_per_s")
+        for target_id, pattern, bytes_per_s in measured:
+            keep(target_id, pattern, bytes_per_s / MiB)
+    return [
+        TargetFacts(
+            key=t.key,
+            name=t.name,
+            in_memory=t.in_memory,
+            persistent=t.persistent,
+            shared=t.shared,
+            use_for=tuple(t.use_for),
+            avoid_for=tuple(t.avoid_for),
+            sequential_mib_s=best.get((t.pk, "sequential")),
+            random_mib_s=best.get((t.pk, "random")),
+            quota_gib=t.quota_bytes / 2**30 if t.quota_bytes else None,
+        )
+        for t in profile.targets.all()
+    ]

@@ -1,0 +1,14 @@
+"""Sizes and throughput as people read them: base-2 units (KiB, MiB) for sizes
+and MiB/s, with MB/s (base 10) beside it where vendors' figures are compared."""
+
+MiB = 2**20
+MB = 10**6
+
+
+def iec(size: float) -> str:
+    """1048576 -> '1 MiB', 4096 -> '4 KiB', 1536 -> '1.5 KiB'."""
+    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
+        if abs(size) < 1024 or unit == "TiB":
+            return f"{size:.3g} {unit}" if unit != "B" else f"{int(size)} B"
+        size /= 1024
+    raise AssertionError("unreachable")

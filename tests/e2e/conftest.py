@@ -1,0 +1,1 @@
+from tests.runs import *  # noqa: F403

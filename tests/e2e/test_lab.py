@@ -1,0 +1,82 @@
+"""A trainee's journey through the lab, in Debian's Chromium, on the live cluster."""
+
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from exercises.models import ReferenceResult
+
+ARTIFACTS = Path(__file__).parent / "artifacts"
+
+
+def log_in(page: Page, base_url: str, user, password: str = "pw-Test-1") -> None:
+    page.goto(f"{base_url}/login/")
+    page.get_by_label("User name").fill(user.username)
+    page.get_by_label("Password").fill(password)
+    page.get_by_role("button", name="Log in").click()
+    expect(page.get_by_role("heading", name="Welcome, Ada")).to_be_visible()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_trainee_runs_1a_on_two_targets_and_compares(
+    live_portal, sync_loop, dev_profile, trainee, page: Page
+) -> None:
+    exercise = dev_profile.exercises.get(key="1a")
+    scratch = dev_profile.targets.get(key="scratch")
+    tmp = dev_profile.targets.get(key="tmp")
+    ReferenceResult.objects.create(exercise=exercise, target=tmp, write_mib_s=1234.5)
+    log_in(page, live_portal, trainee.user)
+
+    page.get_by_role("link", name="Lab", exact=True).click()
+    page.get_by_role("link", name="1a · ").click()
+    page.get_by_label(scratch.name).check()
+    page.get_by_label(tmp.name).check()
+    page.get_by_role("button", name="Start runs").click()
+
+    panel = page.locator("#runs-panel")
+    expect(panel.get_by_role("status")).to_contain_text("Started 1a on $SCRATCH, $TMPDIR")
+    # Both runs finish while the page polls; nobody reloads it.
+    expect(panel.locator(".status.completed")).to_have_count(2, timeout=60_000)
+    expect(panel.locator("tbody tr[data-run] td.num").first).not_to_have_text("–")
+    chart = page.evaluate(
+        """() => {
+            const c = Chart.getChart(document.querySelector('canvas[data-chart]'));
+            return {labels: c.data.labels, sets: c.data.datasets.map(d => [d.label, d.data])};
+        }"""
+    )
+    mine = dict(zip(chart["labels"], dict(chart["sets"])["My runs (median)"], strict=True))
+    assert mine[scratch.name] > 0 and mine[tmp.name] > 0
+    reference = dict(zip(chart["labels"], dict(chart["sets"])["Site reference"], strict=True))
+    assert reference[tmp.name] == 1234.5
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=ARTIFACTS / "lab-1a-compared.png", full_page=True)
+
+    panel.get_by_role("link", name=tmp.name).first.click()
+    expect(page.get_by_role("heading", name="1a on $TMPDIR: Completed")).to_be_visible()
+    expect(page.get_by_text("The job script")).to_be_visible()
+    page.screenshot(path=ARTIFACTS / "run-detail.png", full_page=True)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_advisor_stages_heavy_random_io_into_tmpdir(live_server, settings, make_user, page):
+    from django.core.management import call_command
+
+    call_command("load_site_profile", "vsc3", stdout=open("/dev/null", "w"))  # noqa: SIM115
+    settings.SITE_PROFILE = "vsc3"
+    log_in(page, live_server.url, make_user())
+
+    page.get_by_role("link", name="Which target?").click()
+    page.get_by_label("How does the job read and write?").select_option("random")
+    page.get_by_label("Its files are").select_option("few_large")
+    page.get_by_label("How much data does it read or write (GB)?").fill("10")
+    page.get_by_label("Memory per node (GB)").fill("64")
+    page.get_by_label("Memory the program itself needs (GB)").fill("32")
+    page.get_by_role("button", name="Advise me").click()
+
+    advice = page.locator("#advice")
+    expect(advice.locator("ol.ranking > li").first).to_contain_text("$TMPDIR")
+    expect(advice.locator(".plan")).to_contain_text("$TMPDIR")
+    expect(advice.locator(".plan")).to_contain_text("back to $GLOBAL")
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=ARTIFACTS / "advisor-10gb-32gb.png", full_page=True)

@@ -1,0 +1,353 @@
+"""The "Which target should I use?" advisor, on VSC-3 as its 2019 storage course
+describes it: the targets' facts, use_for/avoid_for and quotas come from
+exercises/profiles/vsc3.toml, the figures from the course's references (1b as the
+sequential figure, 2a as the random one). Plain pytest, no database."""
+
+import tomllib
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from exercises.advisor import (
+    NO_TARGETS_PLAN,
+    Access,
+    Advice,
+    FileShape,
+    Question,
+    TargetFacts,
+    advise,
+)
+from jobs.engines.base import Pattern, Workload
+
+PROFILES = Path(__file__).resolve().parents[2] / "exercises" / "profiles"
+
+
+def profile(name: str) -> dict:
+    return tomllib.loads((PROFILES / f"{name}.toml").read_text())
+
+
+def facts_of(name: str, sequential: str = "1b", random: str = "2a") -> list[TargetFacts]:
+    """A profile's targets as the advisor sees them, with the reference figures of
+    the two named exercises."""
+    data = profile(name)
+    refs = {(r["exercise"], r["target"]): r["write_mib_s"] for r in data.get("references", [])}
+    return [
+        TargetFacts(
+            key=t["key"],
+            name=t["name"],
+            in_memory=t["in_memory"],
+            persistent=t["persistent"],
+            shared=t["shared"],
+            use_for=tuple(t["use_for"]),
+            avoid_for=tuple(t["avoid_for"]),
+            sequential_mib_s=refs.get((sequential, t["key"])),
+            random_mib_s=refs.get((random, t["key"])),
+            quota_gib=t["quota_bytes"] / 2**30 if "quota_bytes" in t else None,
+        )
+        for t in data["targets"]
+    ]
+
+
+VSC3 = facts_of("vsc3")
+
+
+def ask(
+    access: Access = Access.RANDOM,
+    shape: FileShape = FileShape.FEW_LARGE,
+    data: float = 10,
+    node: float = 64,
+    app: float = 0,
+    **more: Any,
+) -> Question:
+    return Question(
+        access=access,
+        file_shape=shape,
+        data_gib=data,
+        node_memory_gib=node,
+        app_memory_gib=app,
+        **more,
+    )
+
+
+def first(advice: Advice) -> str:
+    return advice.ranking[0].target_key
+
+
+def by_key(advice: Advice) -> dict:
+    return {r.target_key: r for r in advice.ranking}
+
+
+# The course's question: heavy random I/O on a 10 GB file kept on $GLOBAL, by a
+# program that needs 32 GB of RAM, on a 64 GB node.
+COURSE_QUESTION = ask(Access.RANDOM, FileShape.FEW_LARGE, data=10, node=64, app=32)
+
+
+@dataclass(frozen=True)
+class Scenario:
+    question: Question
+    first: str  # the key of the expected first choice
+    plan_has: tuple[str, ...] = ()
+    plan_lacks: tuple[str, ...] = ()
+    first_fits: bool = True
+    unfit: tuple[str, ...] = ()  # targets that must come out fits=False
+
+
+SCENARIOS = {
+    "course question: stage into TMPDIR, copy back to GLOBAL": Scenario(
+        COURSE_QUESTION,
+        first="tmp",
+        plan_has=("Stage", "$TMPDIR", "copy the results back to $GLOBAL"),
+    ),
+    "course question on a 32 GiB node: TMPDIR cannot hold it": Scenario(
+        replace(COURSE_QUESTION, node_memory_gib=32),
+        first="binfl",
+        plan_has=("$BINFL", "$BINFS", "quota"),
+        plan_lacks=("$TMPDIR",),
+        unfit=("tmp", "binfs"),
+    ),
+    "many small files: TMPDIR, results copied back as one archive": Scenario(
+        ask(Access.SEQUENTIAL, FileShape.MANY_SMALL, data=2, app=8, file_count=200_000),
+        first="tmp",
+        plan_has=("$TMPDIR", "$GLOBAL", "archive"),
+    ),
+    "sequential 400 GiB: too big for memory and BINFL/BINFS quotas": Scenario(
+        ask(Access.SEQUENTIAL, data=400, app=8),
+        first="global",
+        plan_has=("directly on $GLOBAL",),
+        unfit=("tmp", "binfl", "binfs"),
+    ),
+    "sequential 2 TB: beyond every default quota, GLOBAL needs the smallest raise": Scenario(
+        ask(Access.SEQUENTIAL, data=2048, app=8),
+        first="global",
+        plan_has=("$GLOBAL", "quota", "2,048 GiB"),
+        first_fits=False,
+        unfit=("tmp", "binfs", "binfl", "global", "home"),
+    ),
+    "data shared between nodes: never TMPDIR": Scenario(
+        ask(Access.SEQUENTIAL, data=5, app=8, shared_between_nodes=True),
+        first="binfl",
+        plan_has=("$BINFL",),
+        plan_lacks=("$TMPDIR",),
+        unfit=("tmp",),
+    ),
+    "a few small config files: HOME is fine": Scenario(
+        ask(Access.SEQUENTIAL, data=0.01, app=1, file_count=20),
+        first="home",
+        plan_has=("$HOME", "little I/O"),
+    ),
+    "scratch data that fits in memory: TMPDIR, nothing copied back": Scenario(
+        ask(Access.RANDOM, data=4, app=8, must_outlive_job=False),
+        first="tmp",
+        plan_has=("$TMPDIR",),
+        plan_lacks=("copy", "Stage"),
+    ),
+    "sequential 8 GiB to keep: staging in memory would only add a copy": Scenario(
+        ask(Access.SEQUENTIAL, data=8, app=8),
+        first="binfl",
+        plan_has=("directly on $BINFL", "only add a copy"),
+    ),
+    "mixed access on 20 GiB: TMPDIR holds it": Scenario(
+        ask(Access.MIXED, data=20, app=8),
+        first="tmp",
+        plan_has=("$TMPDIR", "$GLOBAL"),
+        unfit=("global", "home"),
+    ),
+    "random on 40 GiB: over half the node's memory, ask for BINFS quota": Scenario(
+        ask(Access.RANDOM, data=40, app=4),
+        first="binfs",
+        plan_has=("$BINFS", "quota", "more memory"),
+        first_fits=False,
+        unfit=("tmp",),
+    ),
+    "small files shared between nodes: BINFS, with a copy kept on GLOBAL": Scenario(
+        ask(Access.SEQUENTIAL, FileShape.MANY_SMALL, data=1, app=4, shared_between_nodes=True),
+        first="binfs",
+        plan_has=("$BINFS", "no redundancy", "$GLOBAL"),
+        unfit=("tmp",),
+    ),
+}
+
+
+@pytest.mark.parametrize("scenario", SCENARIOS.values(), ids=SCENARIOS.keys())
+def test_each_scenario_gets_the_expected_first_choice_and_plan(scenario: Scenario) -> None:
+    advice = advise(VSC3, scenario.question)
+
+    assert first(advice) == scenario.first, [r.target_key for r in advice.ranking]
+    assert advice.ranking[0].fits is scenario.first_fits
+    for words in scenario.plan_has:
+        assert words in advice.plan
+    for words in scenario.plan_lacks:
+        assert words not in advice.plan
+    for key in scenario.unfit:
+        assert by_key(advice)[key].fits is False
+
+
+@pytest.mark.parametrize("scenario", SCENARIOS.values(), ids=SCENARIOS.keys())
+def test_every_target_is_ranked_once_with_reasons_and_its_figure(scenario: Scenario) -> None:
+    advice = advise(VSC3, scenario.question)
+
+    assert sorted(r.target_key for r in advice.ranking) == sorted(t.key for t in VSC3)
+    for rec in advice.ranking:
+        assert rec.reasons and all(reason.strip() for reason in rec.reasons)
+        assert any("MiB/s" in reason for reason in rec.reasons), rec
+    assert advice.plan.strip()
+
+
+@pytest.mark.parametrize("scenario", SCENARIOS.values(), ids=SCENARIOS.keys())
+def test_targets_that_do_not_fit_come_after_those_that_do(scenario: Scenario) -> None:
+    fits = [r.fits for r in advise(VSC3, scenario.question).ranking]
+
+    assert fits == sorted(fits, reverse=True)
+
+
+def test_the_course_question_ranks_tmpdir_first_and_gives_the_numbers() -> None:
+    advice = advise(VSC3, COURSE_QUESTION)
+    tmp = by_key(advice)["tmp"]
+
+    assert [r.target_name for r in advice.ranking] == [
+        "$TMPDIR",
+        "$BINFL",
+        "$BINFS",
+        "$GLOBAL",
+        "$HOME",
+    ]
+    assert advice.plan == (
+        "Stage the input into $TMPDIR at the start of the job, work on it there, and copy "
+        "the results back to $GLOBAL before the job ends."
+    )
+    assert "Measured 1,428 MiB/s for random 4 KiB writes, 25x $GLOBAL." in tmp.reasons
+    assert any("10 GiB" in r and "32 GiB" in r for r in tmp.reasons)
+
+
+def test_on_a_32_gib_node_tmpdir_does_not_fit_and_says_why() -> None:
+    advice = advise(VSC3, replace(COURSE_QUESTION, node_memory_gib=32))
+    tmp = by_key(advice)["tmp"]
+
+    assert advice.ranking[-1] == tmp
+    assert tmp.fits is False
+    assert (
+        "10 GiB of data plus 32 GiB for the program is more than the node's 32 GiB"
+        in (tmp.reasons[0])
+    )
+    assert [r.target_key for r in advice.ranking[:2]] == ["binfl", "binfs"]
+    assert "2 GiB default quota" in by_key(advice)["binfs"].reasons[0]
+
+
+def test_the_answer_holds_with_the_best_of_both_exercises_as_figures() -> None:
+    """The portal passes each target's best reference: of 1a/1b and of 2a/2b."""
+    one, eight = facts_of("vsc3", "1a", "2a"), facts_of("vsc3", "1b", "2b")
+    targets = [
+        replace(
+            a,
+            sequential_mib_s=max(a.sequential_mib_s or 0, b.sequential_mib_s or 0),
+            random_mib_s=max(a.random_mib_s or 0, b.random_mib_s or 0),
+        )
+        for a, b in zip(one, eight, strict=True)
+    ]
+    advice = advise(targets, COURSE_QUESTION)
+
+    assert first(advice) == "tmp"
+    assert "copy the results back to $GLOBAL" in advice.plan
+    assert "Measured 10,552 MiB/s for random 4 KiB writes, 45x $GLOBAL." in (
+        by_key(advice)["tmp"].reasons
+    )
+
+
+def test_a_target_without_figures_is_still_ranked_by_its_facts() -> None:
+    targets = [
+        replace(t, random_mib_s=None, sequential_mib_s=None) if t.key == "binfs" else t
+        for t in VSC3
+    ]
+    question = ask(Access.RANDOM, FileShape.MANY_SMALL, data=1, app=4, shared_between_nodes=True)
+    advice = advise(targets, question)
+    binfs = by_key(advice)["binfs"]
+
+    assert first(advice) == "binfs"  # the site recommends it for small files
+    assert binfs.fits
+    assert any("No random 4 KiB writes figure for $BINFS yet" in r for r in binfs.reasons)
+    assert not any("MiB/s" in r for r in binfs.reasons)
+
+
+def test_a_site_without_any_figures_gets_advice_from_facts_alone() -> None:
+    dev = facts_of("dev")
+    assert all(t.sequential_mib_s is None and t.random_mib_s is None for t in dev)
+
+    random_job = advise(dev, ask(Access.RANDOM, data=2, node=24, app=4))
+    streaming_job = advise(dev, ask(Access.SEQUENTIAL, data=100, node=24, app=4))
+
+    assert first(random_job) == "tmp"
+    assert "$GLOBAL" in random_job.plan
+    assert first(streaming_job) == "global"
+    assert by_key(streaming_job)["tmp"].fits is False
+
+
+def test_no_targets_gives_an_empty_ranking_and_a_plan_that_says_so() -> None:
+    advice = advise([], COURSE_QUESTION)
+
+    assert advice.ranking == ()
+    assert advice.plan == NO_TARGETS_PLAN
+    assert "no storage targets" in advice.plan
+
+
+def test_a_target_without_redundancy_warns_to_keep_a_copy() -> None:
+    by_phrase = by_key(advise(VSC3, COURSE_QUESTION))["binfs"]
+    flagged = replace(VSC3[1], key="work", name="$WORK", avoid_for=(), redundant=False)
+    by_flag = by_key(advise([*VSC3, flagged], COURSE_QUESTION))["work"]
+
+    for rec in (by_phrase, by_flag):
+        assert f"{rec.target_name} has no redundancy: keep a copy elsewhere." in rec.reasons
+    assert not any("redundancy" in r for r in by_key(advise(VSC3, COURSE_QUESTION))["tmp"].reasons)
+
+
+def test_a_tight_quota_is_pointed_out() -> None:
+    binfl = by_key(advise(VSC3, COURSE_QUESTION))["binfl"]
+
+    assert binfl.fits
+    assert any("fill 100% of the 10 GiB default quota" in r for r in binfl.reasons)
+
+
+@pytest.mark.parametrize(
+    "changes",
+    [{"data_gib": -1}, {"app_memory_gib": -1}, {"node_memory_gib": 0}, {"file_count": -5}],
+    ids=["negative data", "negative program memory", "no node memory", "negative files"],
+)
+def test_impossible_questions_are_refused(changes: dict) -> None:
+    with pytest.raises(ValueError):
+        replace(COURSE_QUESTION, **changes)
+
+
+# The profiles the advisor reads: their exercises must be runnable workloads.
+
+
+@pytest.mark.parametrize("name", ["vsc3", "dev"])
+def test_every_exercise_of_a_profile_is_a_valid_workload(name: str) -> None:
+    for e in profile(name)["exercises"]:
+        Workload(
+            pattern=Pattern(e["pattern"]),
+            block_size=e["block_size"],
+            processes=e["processes"],
+            size_per_process=e["size_per_process"],
+            files_per_process=e["files_per_process"],
+            file_per_process=e["file_per_process"],
+            fsync=e["fsync"],
+        )
+
+
+def test_both_profiles_teach_the_same_exercises_and_only_vsc3_has_references() -> None:
+    vsc3, dev = profile("vsc3"), profile("dev")
+    texts = ("key", "title", "goal", "measures", "how_to_read", "questions", "pattern")
+
+    assert [{k: e[k] for k in texts} for e in vsc3["exercises"]] == [
+        {k: e[k] for k in texts} for e in dev["exercises"]
+    ]
+    assert [e["key"] for e in vsc3["exercises"]] == ["1a", "1b", "2a", "2b", "3", "4a", "4b"]
+    assert len(vsc3["references"]) == 20 and "references" not in dev
+    assert {r["write_mib_s"] for r in vsc3["references"] if r["exercise"] == "2a"} == {
+        216.06,
+        56.13,
+        42.70,
+        41.39,
+        1428.41,
+    }

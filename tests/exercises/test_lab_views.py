@@ -1,0 +1,157 @@
+"""The lab pages without a browser: bad input starts nothing and says why; pages
+stay within a fixed number of queries however many runs there are."""
+
+import pytest
+from django.test import Client
+from django.utils import timezone
+
+from jobs.models import BenchmarkRun, RunResult, RunStatus
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def lab_user(dev_profile, make_user):
+    return make_user("sl-trainee4")
+
+
+def start(client: Client, *targets: str, htmx: bool = False, exercise: str = "1a"):
+    headers = {"HX-Request": "true", "HX-Target": "runs-panel"} if htmx else {}
+    return client.post(f"/lab/{exercise}/runs", {"targets": list(targets)}, headers=headers)
+
+
+def make_runs(user, profile, count: int, status=RunStatus.COMPLETED) -> None:
+    exercise = profile.exercises.get(key="1a")
+    targets = list(profile.targets.all())
+    runs = BenchmarkRun.objects.bulk_create(
+        BenchmarkRun(
+            user=user,
+            cluster_username="sl-trainee4",
+            target=targets[i % len(targets)],
+            exercise=exercise,
+            target_directory="/x",
+            workload=exercise.workload.model_dump(mode="json"),
+            time_limit_minutes=2,
+            result_token_hash="x",
+            status=status,
+            result_received_at=timezone.now(),
+        )
+        for i in range(count)
+    )
+    RunResult.objects.bulk_create(
+        RunResult(run=run, engine="fio", processes=1, write_bytes_per_s=(100 + i) * 2**20)
+        for i, run in enumerate(runs)
+    )
+
+
+def test_it_starts_one_run_per_chosen_target(client, lab_user, dev_profile) -> None:
+    client.force_login(lab_user)
+
+    response = start(client, "scratch", "tmp")
+
+    assert response.status_code == 302
+    runs = BenchmarkRun.objects.filter(user=lab_user).order_by("target__order")
+    assert [r.target.key for r in runs] == ["scratch", "tmp"]
+    exercise = dev_profile.exercises.get(key="1a")
+    assert all(r.exercise == exercise for r in runs)
+    assert runs[0].workload == exercise.workload.model_dump(mode="json")
+    assert runs[1].in_memory and not runs[0].in_memory
+    page = client.get("/lab/1a/").content.decode()
+    assert "Started 1a on $SCRATCH, $TMPDIR" in page
+
+
+def test_an_unknown_target_is_refused_and_starts_nothing(client, lab_user) -> None:
+    client.force_login(lab_user)
+
+    response = start(client, "scratch", "../../etc")
+
+    assert response.status_code == 400
+    assert "../../etc is not a storage target of this site" in response.content.decode()
+    assert not BenchmarkRun.objects.exists()
+    # What was chosen stays chosen.
+    assert (
+        'value="scratch" id="id_targets_2" aria-invalid="true" checked' in response.content.decode()
+    )
+
+
+def test_an_unknown_target_through_htmx_gets_the_message_in_the_panel(client, lab_user) -> None:
+    client.force_login(lab_user)
+
+    response = start(client, "nope", htmx=True)
+
+    page = response.content.decode()
+    assert page.lstrip().startswith('<section id="runs-panel"')
+    assert 'role="alert"' in page and "nope is not a storage target" in page
+    assert not BenchmarkRun.objects.exists()
+
+
+def test_no_target_chosen_says_so(client, lab_user) -> None:
+    client.force_login(lab_user)
+    assert "Choose at least one storage target" in start(client).content.decode()
+    assert not BenchmarkRun.objects.exists()
+
+
+def test_an_exercise_not_in_the_profile_is_a_clear_404(client, lab_user) -> None:
+    client.force_login(lab_user)
+
+    for response in (client.get("/lab/9z/"), start(client, "scratch", exercise="9z")):
+        assert response.status_code == 404
+        assert "no exercise &#x27;9z&#x27;" in response.content.decode()
+    assert not BenchmarkRun.objects.exists()
+
+
+def test_too_many_runs_at_once_starts_none(client, lab_user, dev_profile, settings) -> None:
+    settings.MAX_ACTIVE_RUNS_PER_USER = 3
+    make_runs(lab_user, dev_profile, 2, status=RunStatus.RUNNING)
+    client.force_login(lab_user)
+
+    page = start(client, "home", "tmp").content.decode()
+
+    assert "You have 2 run(s) still going and asked for 2 more; at most 3" in page
+    assert BenchmarkRun.objects.count() == 2
+
+
+def test_a_user_without_cluster_account_is_told_what_to_do(client, dev_profile, make_user):
+    client.force_login(make_user())
+
+    page = start(client, "tmp").content.decode()
+
+    assert "no cluster account" in page
+    assert not BenchmarkRun.objects.exists()
+
+
+def test_the_runs_panel_polls_while_runs_are_active_and_then_stops(
+    client, lab_user, dev_profile
+) -> None:
+    client.force_login(lab_user)
+    make_runs(lab_user, dev_profile, 1, status=RunStatus.RUNNING)
+    headers = {"HX-Request": "true", "HX-Target": "runs-panel"}
+
+    polling = client.get("/lab/1a/", headers=headers)
+    assert polling.status_code == 200 and 'hx-trigger="every 2s"' in polling.content.decode()
+
+    BenchmarkRun.objects.update(status=RunStatus.COMPLETED)
+    done = client.get("/lab/1a/", headers=headers)
+    assert done.status_code == 286  # htmx stops polling
+    assert "hx-trigger" not in done.content.decode()
+
+
+def test_pages_stay_within_a_fixed_number_of_queries_with_1000_runs(
+    client, lab_user, dev_profile, django_assert_max_num_queries
+) -> None:
+    make_runs(lab_user, dev_profile, 1000)
+    run = BenchmarkRun.objects.filter(user=lab_user).first()
+    client.force_login(lab_user)
+
+    for url, budget in (("/lab/", 8), ("/lab/1a/", 10), (f"/jobs/runs/{run.key}/", 6)):
+        with django_assert_max_num_queries(budget):
+            assert client.get(url).status_code == 200
+
+
+def test_the_comparison_shows_my_median_and_mb_beside_mib(client, lab_user, dev_profile) -> None:
+    make_runs(lab_user, dev_profile, 4)  # 100..103 MiB/s over home, global, scratch, tmp
+    client.force_login(lab_user)
+
+    page = client.get("/lab/1a/").content.decode()
+
+    assert "100.0 (104.9)" in page  # $HOME: 100 MiB/s = 104.9 MB/s

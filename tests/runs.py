@@ -1,0 +1,129 @@
+"""Fixtures and helpers for runs on the live dev cluster: a real Celery worker on
+the test database, the live server for the jobs' result posts, a sync loop standing
+in for Celery beat, targets, trainees and the dev site profile. Conftests that need
+them import them all."""
+
+import io
+import threading
+import time
+from collections.abc import Callable, Iterator
+
+import pytest
+from celery.contrib.testing.worker import start_worker
+from django.contrib.auth.models import User
+from django.core.management import call_command
+from django.db import connection
+
+from exercises.models import SiteProfile, StorageTarget
+from jobs import services
+from jobs.engines.base import KiB, MiB, Pattern, Workload
+from jobs.models import ACTIVE_STATUSES, BenchmarkRun
+from portal.celery import app
+from portal.models import ClusterAccount
+from tests.conftest import unique_name
+
+
+@pytest.fixture(scope="session")
+def celery_worker_thread(django_db_setup, django_db_blocker) -> Iterator[None]:
+    with (
+        django_db_blocker.unblock(),
+        start_worker(app, perform_ping_check=False, loglevel="WARNING"),
+    ):
+        yield
+
+
+@pytest.fixture
+def live_portal(live_server, settings, celery_worker_thread) -> str:
+    """The portal as jobs see it: results are posted to the live server."""
+    settings.PORTAL_CALLBACK_URL = live_server.url
+    return live_server.url
+
+
+@pytest.fixture
+def sync_loop(live_portal) -> Iterator[None]:
+    """What Celery beat does in production: a sync cycle every half second."""
+    stop = threading.Event()
+
+    def loop() -> None:
+        try:
+            while not stop.wait(0.5):
+                services.sync()
+        finally:
+            connection.close()
+
+    thread = threading.Thread(target=loop, daemon=True)
+    thread.start()
+    yield
+    stop.set()
+    thread.join(timeout=10)
+
+
+@pytest.fixture
+def dev_profile(db, settings) -> SiteProfile:
+    """The dev site's profile, as `make demo` loads it."""
+    call_command("load_site_profile", "dev", stdout=io.StringIO())
+    settings.SITE_PROFILE = "dev"
+    return SiteProfile.objects.get(name="dev")
+
+
+@pytest.fixture
+def site(db) -> SiteProfile:
+    return SiteProfile.objects.create(name=unique_name("site"), title="Test site")
+
+
+@pytest.fixture
+def disk_target(site) -> StorageTarget:
+    return StorageTarget.objects.create(
+        profile=site,
+        key=unique_name("scratch"),
+        name="$SCRATCH",
+        filesystem="ext4",
+        path_template="/srv/storagelab/scratch/{user}",
+    )
+
+
+@pytest.fixture
+def tmpfs_target(site) -> StorageTarget:
+    return StorageTarget.objects.create(
+        profile=site,
+        key=unique_name("tmp"),
+        name="$TMPDIR",
+        filesystem="tmpfs",
+        path_template="/dev/shm/storagelab/{user}",
+        in_memory=True,
+    )
+
+
+@pytest.fixture
+def trainee(cluster_account: str, make_user: Callable[..., User]) -> ClusterAccount:
+    return make_user(cluster_account).cluster_account
+
+
+def small_workload(pattern: Pattern = Pattern.SEQUENTIAL, processes: int = 1) -> Workload:
+    block = 4 * KiB if pattern == Pattern.RANDOM else 1 * MiB
+    return Workload(
+        pattern=pattern, block_size=block, processes=processes, size_per_process=4 * MiB
+    )
+
+
+def follow(*runs: BenchmarkRun, timeout: float = 90) -> list[BenchmarkRun]:
+    """Runs the sync cycle (as beat would) until every run has ended and each
+    completed one has its result (or a parse error) in."""
+    deadline = time.monotonic() + timeout
+    while True:
+        services.sync()
+        fresh = [BenchmarkRun.objects.select_related("result").get(pk=r.pk) for r in runs]
+        if all(_settled(run) for run in fresh):
+            return fresh
+        if time.monotonic() > deadline:
+            states = ", ".join(f"{r.pk}:{r.status}" for r in fresh)
+            raise AssertionError(f"runs not settled after {timeout}s: {states}")
+        time.sleep(0.3)
+
+
+def _settled(run: BenchmarkRun) -> bool:
+    if run.status in ACTIVE_STATUSES:
+        return False
+    if run.status == "completed":
+        return hasattr(run, "result") or bool(run.parse_error)
+    return True
