@@ -108,7 +108,8 @@ DATABASES = {
         "PASSWORD": envsecret("DB_PASSWORD", "storagelab"),
         "HOST": os.getenv("DB_HOST", "127.0.0.1"),
         "PORT": os.getenv("DB_PORT", "5432"),
-        "CONN_MAX_AGE": envint("DB_CONN_MAX_AGE", "0"),
+        "CONN_MAX_AGE": envint("DB_CONN_MAX_AGE", "60"),
+        "CONN_HEALTH_CHECKS": True,
         "TEST": {"NAME": os.getenv("DB_TEST_NAME", "test_storagelab")},
     }
 }
