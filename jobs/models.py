@@ -42,6 +42,10 @@ class BenchmarkRun(models.Model):
     exercise = models.ForeignKey(
         "exercises.Exercise", null=True, blank=True, on_delete=models.SET_NULL, related_name="runs"
     )
+    # The course the run counts for (its class figures), if any.
+    course = models.ForeignKey(
+        "exercises.Course", null=True, blank=True, on_delete=models.SET_NULL, related_name="runs"
+    )
     target_directory = models.CharField(max_length=255)
     in_memory = models.BooleanField(default=False)
     engine = models.CharField(max_length=8, choices=Engine.choices, default=Engine.FIO)
@@ -84,6 +88,7 @@ class BenchmarkRun(models.Model):
         indexes = [
             models.Index(fields=["user", "-created_at"]),
             models.Index(fields=["exercise", "status"]),
+            models.Index(fields=["course", "exercise"]),
         ]
 
     def __str__(self) -> str:
