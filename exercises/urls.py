@@ -1,6 +1,6 @@
 from django.urls import path
 
-from exercises import views
+from exercises import course_views, views
 
 app_name = "exercises"
 urlpatterns = [
@@ -9,4 +9,32 @@ urlpatterns = [
     path("lab/<slug:key>/runs", views.exercise_start, name="exercise-start"),
     path("storage/<slug:key>/", views.target_detail, name="target-detail"),
     path("advisor/", views.advisor, name="advisor"),
+    path("courses/", course_views.course_list, name="course-list"),
+    path("courses/join", course_views.course_join, name="course-join"),
+    path("courses/new", course_views.course_create, name="course-create"),
+    path("courses/<int:pk>/", course_views.course_detail, name="course-detail"),
+    path("courses/<int:pk>/overview", course_views.course_overview, name="course-overview"),
+    path(
+        "courses/<int:pk>/discussion/<slug:key>",
+        course_views.course_discussion,
+        name="course-discussion",
+    ),
+    *[
+        path(
+            f"courses/<int:pk>/participants/<int:user_id>/{action}",
+            course_views.participant_action,
+            {"action": action},
+            name=f"participant-{action}",
+        )
+        for action in ("cancel", "reset")
+    ],
+    *[
+        path(
+            f"courses/<int:pk>/export.{fmt}",
+            course_views.course_export,
+            {"fmt": fmt},
+            name=f"course-export-{fmt}",
+        )
+        for fmt in ("csv", "json")
+    ],
 ]

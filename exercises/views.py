@@ -6,7 +6,7 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 from django_htmx.http import HttpResponseStopPolling
 
-from exercises import lab
+from exercises import courses, lab
 from exercises.advisor import Access, FileShape, Question, advise
 from exercises.forms import AdvisorForm, StartRunsForm
 from exercises.models import Exercise
@@ -93,7 +93,17 @@ def _start_runs(request: HttpRequest, exercise: Exercise, form: StartRunsForm) -
             f"You have {active} run(s) still going and asked for {len(targets)} more; at most "
             f"{limit} may run at once. Wait for some to finish, or cancel one, then try again."
         )
-    for target in targets:
+    plan = [(target, courses.open_course_for(request.user, exercise, target)) for target in targets]
+    for course in {course for _, course in plan if course}:
+        asked = sum(1 for _, c in plan if c == course)
+        going = courses.active_runs_in(course, request.user)
+        if going + asked > course.max_active_runs:
+            return _error(
+                f"In {course.title} each trainee may have {course.max_active_runs} run(s) "
+                f"going at once; you have {going} and asked for {asked} more. Wait for some "
+                "to finish, then try again."
+            )
+    for target, course in plan:
         services.start_run(
             account,
             target,
@@ -101,6 +111,7 @@ def _start_runs(request: HttpRequest, exercise: Exercise, form: StartRunsForm) -
             engine=exercise.profile.engine,
             time_limit_minutes=exercise.time_limit_minutes,
             exercise=exercise,
+            course=course,
         )
     names = ", ".join(t.name for t in targets)
     return {"level": "info", "text": f"Started {exercise.key} on {names}. Results appear below."}

@@ -15,7 +15,7 @@ from django.core.cache import cache
 from django.db import transaction
 from django.utils import timezone
 
-from exercises.models import Exercise, StorageTarget
+from exercises.models import Course, Exercise, StorageTarget
 from jobs.engines import ResultParseError, Workload, get_engine
 from jobs.models import IN_SLURM_STATUSES, BenchmarkRun, RunResult, RunStatus
 from jobs.scripts import job_spec, render_script
@@ -48,6 +48,7 @@ def start_run(
     engine: str = "fio",
     time_limit_minutes: int = 10,
     exercise: Exercise | None = None,
+    course: Course | None = None,
 ) -> BenchmarkRun:
     """Saves a queued run; its submission is enqueued once the row is committed."""
     from jobs.tasks import submit_run
@@ -58,6 +59,7 @@ def start_run(
         cluster_username=account.username,
         target=target,
         exercise=exercise,
+        course=course,
         target_directory=target.directory_for(account.username),
         in_memory=target.in_memory,
         engine=engine,

@@ -77,3 +77,9 @@ def browser_type_launch_args(browser_type_launch_args: dict) -> dict:
         "executable_path": os.getenv("CHROMIUM", "/usr/bin/chromium"),
         "args": ["--disable-gpu", "--no-sandbox", "--disable-background-networking"],
     }
+
+
+@pytest.fixture(autouse=True)
+def fast_password_hashing(settings) -> None:
+    # Real hashing costs ~0.2 s a user; tests make many users and test no hashing.
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]

@@ -2,10 +2,10 @@
 // them when htmx swaps in fresh figures. The figures are in a JSON script next to
 // each canvas; the table beside it carries the same numbers for screen readers.
 (function () {
-  const colours = ["#1f5fa8", "#8a5a00", "#1d7a3a"];
+  const colours = ["#1f5fa8", "#8a5a00", "#1d7a3a", "#7a3a8a"];
 
   function draw(canvas) {
-    const source = canvas.closest("section").querySelector("#comparison-data");
+    const source = document.getElementById(canvas.dataset.chart);
     if (!source || !window.Chart) return;
     const data = JSON.parse(source.textContent);
     const previous = Chart.getChart(canvas);

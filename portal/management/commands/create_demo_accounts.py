@@ -2,15 +2,16 @@
 that docker/slurm/start.sh creates. For the dev cluster only."""
 
 from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Group, Permission
 from django.core.management.base import BaseCommand, CommandParser
 from django.db import transaction
 
 from portal.models import ClusterAccount
 
-# (portal login, cluster account or None, staff)
+# (portal login, cluster account or None, staff or teaching)
 DEMO_ACCOUNTS = [
     ("admin", None, True),
-    ("instructor", "sl-instructor", False),
+    ("instructor", "sl-instructor", "teach"),
     ("trainee1", "sl-trainee1", False),
     ("trainee2", "sl-trainee2", False),
     ("trainee3", "sl-trainee3", False),
@@ -26,11 +27,15 @@ class Command(BaseCommand):
     @transaction.atomic
     def handle(self, *args: object, password: str, **options: object) -> None:
         User = get_user_model()
-        for username, cluster_username, staff in DEMO_ACCOUNTS:
+        instructors, _ = Group.objects.get_or_create(name="Instructors")
+        instructors.permissions.add(Permission.objects.get(codename="teach_course"))
+        for username, cluster_username, role in DEMO_ACCOUNTS:
             user, _ = User.objects.get_or_create(username=username)
-            user.is_staff = user.is_superuser = staff
+            user.is_staff = user.is_superuser = role is True
             user.set_password(password)
             user.save()
+            if role == "teach":
+                user.groups.add(instructors)
             if cluster_username:
                 ClusterAccount.objects.update_or_create(
                     user=user, defaults={"username": cluster_username}

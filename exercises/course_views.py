@@ -1,0 +1,246 @@
+"""Course pages: joining, the trainee's checklist, the instructor's live overview,
+the discussion view and the exports. Who may see what: exercises/courses.py."""
+
+import csv
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.db import transaction
+from django.http import HttpRequest, HttpResponse, HttpResponseForbidden, JsonResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_POST
+from django_htmx.http import HttpResponseStopPolling
+
+from exercises import courses, lab
+from exercises.forms import CourseForm, JoinCourseForm
+from exercises.models import Course, Enrollment
+from jobs import services
+from jobs.models import ACTIVE_STATUSES, BenchmarkRun
+from jobs.slurm import SlurmError
+from portal.models import ClusterAccount
+
+
+@login_required
+def course_list(request: HttpRequest) -> HttpResponse:
+    ctx = {
+        "enrollments": request.user.enrollments.select_related("course"),
+        "taught": courses.taught_by(request.user) if courses.can_teach(request.user) else [],
+        "can_teach": courses.can_teach(request.user),
+        "join_form": JoinCourseForm(),
+    }
+    return render(request, "exercises/course_list.html", ctx)
+
+
+@require_POST
+@login_required
+def course_join(request: HttpRequest) -> HttpResponse:
+    form = JoinCourseForm(request.POST)
+    problem = None
+    course = None
+    if not form.is_valid():
+        problem = " ".join(form.errors.get("join_code", []))
+    else:
+        course = Course.objects.filter(join_code=form.cleaned_data["join_code"]).first()
+        if course is None:
+            problem = "No course has that join code. Check it with your instructor."
+        elif not course.is_open:
+            problem = f"{course.title} is not open for joining now."
+        elif not ClusterAccount.objects.filter(user=request.user).exists():
+            problem = (
+                "Your portal login has no cluster account, and course exercises run as "
+                "your cluster account. Ask your instructor or HPC support to link it, "
+                "then join again."
+            )
+    if problem:
+        messages.error(request, problem)
+        return redirect("exercises:course-list")
+    _, created = Enrollment.objects.get_or_create(course=course, user=request.user)
+    messages.info(request, f"You joined {course.title}." if created else "You are in already.")
+    return redirect("exercises:course-detail", pk=course.pk)
+
+
+@login_required
+def course_create(request: HttpRequest) -> HttpResponse:
+    if not courses.can_teach(request.user):
+        return HttpResponseForbidden("Only instructors create courses.")
+    profile = lab.active_profile()
+    form = CourseForm(request.POST or None, profile=profile)
+    if request.method == "POST" and form.is_valid():
+        with transaction.atomic():
+            course = Course.objects.create(
+                title=form.cleaned_data["title"],
+                profile=profile,
+                closes_at=form.cleaned_data["closes_at"],
+                max_active_runs=form.cleaned_data["max_active_runs"],
+            )
+            course.instructors.add(request.user)
+            course.exercises.set(profile.exercises.filter(key__in=form.cleaned_data["exercises"]))
+            course.targets.set(profile.targets.filter(key__in=form.cleaned_data["targets"]))
+        messages.info(request, f"Course created. Trainees join with the code {course.join_code}.")
+        return redirect("exercises:course-overview", pk=course.pk)
+    status = 400 if form.is_bound else 200
+    return render(request, "exercises/course_form.html", {"form": form}, status=status)
+
+
+@login_required
+def course_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    """The trainee's checklist, and the class's figures without names."""
+    course = courses.course_for_trainee(request.user, pk)
+    done = set(
+        BenchmarkRun.objects.filter(course=course, user=request.user, result__isnull=False)
+        .values_list("exercise_id", "target_id")
+        .distinct()
+    )
+    targets = list(course.targets.all())
+    ctx = {
+        "course": course,
+        "targets": targets,
+        "checklist": [
+            (e, [(t, (e.pk, t.pk) in done) for t in targets]) for e in course.exercises.all()
+        ],
+        "figures": sorted(
+            courses.class_figures(course).values(),
+            key=lambda f: (f.exercise.order, f.target.order),
+        ),
+    }
+    return render(request, "exercises/course_detail.html", ctx)
+
+
+@login_required
+def course_overview(request: HttpRequest, pk: int) -> HttpResponse:
+    course = courses.course_for_instructor(request.user, pk)
+    enrollments, columns, cells = courses.grid(course)
+    figures = courses.class_figures(course)
+    ctx = {
+        "course": course,
+        "enrollments": enrollments,
+        "columns": columns,
+        "rows": [
+            (e, [cells.get((e.user_id, ex.pk, t.pk)) for ex, t in columns]) for e in enrollments
+        ],
+        "charts": _charts(course, figures),
+        "polling": course.is_open,
+    }
+    if request.htmx:
+        response = render(request, "exercises/course_overview.html#class-grid", ctx)
+        if not course.is_open:
+            response.status_code = HttpResponseStopPolling.status_code
+        return response
+    return render(request, "exercises/course_overview.html", ctx)
+
+
+def _charts(course: Course, figures: dict) -> list[dict]:
+    charts = []
+    for exercise in course.exercises.all():
+        rows = [f for (e, _), f in figures.items() if e == exercise.pk]
+        charts.append(
+            {
+                "exercise": exercise,
+                "id": f"class-{exercise.key}",
+                "rows": rows,
+                "data": {
+                    "labels": [f.target.name for f in rows],
+                    "datasets": [
+                        {"label": "Class median", "data": [f.median for f in rows]},
+                        {"label": "Lowest", "data": [f.low for f in rows]},
+                        {"label": "Highest", "data": [f.high for f in rows]},
+                        {"label": "Site reference", "data": [f.reference for f in rows]},
+                    ],
+                },
+            }
+        )
+    return charts
+
+
+@login_required
+def course_discussion(request: HttpRequest, pk: int, key: str) -> HttpResponse:
+    course = courses.course_for_instructor(request.user, pk)
+    exercise = get_object_or_404(course.exercises, key=key)
+    rows = [f for (e, _), f in courses.class_figures(course).items() if e == exercise.pk]
+    chart = next(c for c in _charts(course, {(exercise.pk, f.target.pk): f for f in rows}))
+    ctx = {"course": course, "exercise": exercise, "rows": rows, "chart": chart}
+    return render(request, "exercises/course_discussion.html", ctx)
+
+
+@require_POST
+@login_required
+def participant_action(request: HttpRequest, pk: int, user_id: int, action: str) -> HttpResponse:
+    """Cancel a trainee's active runs, or reset them: cancel, and take every run of
+    theirs out of the course (the runs themselves stay in their history)."""
+    course = courses.course_for_instructor(request.user, pk)
+    enrollment = get_object_or_404(course.enrollments.select_related("user"), user_id=user_id)
+    runs = BenchmarkRun.objects.filter(course=course, user=enrollment.user)
+    failed = 0
+    for run in runs.filter(status__in=ACTIVE_STATUSES):
+        try:
+            services.cancel(run)
+        except SlurmError:
+            failed += 1
+    if action == "reset":
+        runs.update(course=None)
+    name = enrollment.user.get_username()
+    if failed:
+        messages.error(request, f"Slurm could not cancel {failed} run(s) of {name}; try again.")
+    else:
+        done = "reset" if action == "reset" else "cancelled"
+        messages.info(request, f"{name}'s runs in this course are {done}.")
+    return redirect("exercises:course-overview", pk=course.pk)
+
+
+EXPORT_FIELDS = [
+    "participant", "cluster_account", "exercise", "target", "status", "write_mib_s",
+    "write_mb_s", "write_iops", "processes", "slurm_job_id", "started", "ended",
+]  # fmt: skip
+
+
+def _export_rows(course: Course) -> list[dict]:
+    runs = (
+        BenchmarkRun.objects.filter(course=course)
+        .select_related("user", "exercise", "target", "result")
+        .order_by("user__username", "exercise__order", "target__order", "created_at")
+    )
+    rows = []
+    for run in runs:
+        result = getattr(run, "result", None)
+        bytes_per_s = result.write_bytes_per_s if result else None
+        rows.append(
+            {
+                "participant": run.user.get_username(),
+                "cluster_account": run.cluster_username,
+                "exercise": run.exercise.key if run.exercise else "",
+                "target": run.target.name,
+                "status": run.status,
+                "write_mib_s": round(bytes_per_s / 2**20, 2) if bytes_per_s else None,
+                "write_mb_s": round(bytes_per_s / 1e6, 2) if bytes_per_s else None,
+                "write_iops": round(result.write_iops, 1) if result and result.write_iops else None,
+                "processes": result.processes if result else None,
+                "slurm_job_id": run.slurm_job_id,
+                "started": run.started_at.isoformat() if run.started_at else None,
+                "ended": run.ended_at.isoformat() if run.ended_at else None,
+            }
+        )
+    return rows
+
+
+def _cell(value: object) -> object:
+    """No cell starts like a spreadsheet formula (CSV injection)."""
+    if isinstance(value, str) and value[:1] in ("=", "+", "-", "@"):
+        return "'" + value
+    return value
+
+
+@login_required
+def course_export(request: HttpRequest, pk: int, fmt: str) -> HttpResponse:
+    course = courses.course_for_instructor(request.user, pk)
+    rows = _export_rows(course)
+    filename = f"storagelab-course-{course.pk}-results.{fmt}"
+    if fmt == "json":
+        body = {"course": course.title, "profile": course.profile.name, "runs": rows}
+        response: HttpResponse = JsonResponse(body, json_dumps_params={"indent": 2})
+    else:
+        response = HttpResponse(content_type="text/csv; charset=utf-8")
+        writer = csv.DictWriter(response, fieldnames=EXPORT_FIELDS)
+        writer.writeheader()
+        writer.writerows({k: _cell(v) for k, v in row.items()} for row in rows)
+    response["Content-Disposition"] = f'attachment; filename="{filename}"'
+    return response

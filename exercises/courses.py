@@ -1,0 +1,136 @@
+"""Courses: who may see what, joining, the class's figures and the instructor grid.
+
+Permissions live here, in one place: `course_for_trainee`, `course_for_instructor`.
+"""
+
+import statistics
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.db.models import QuerySet
+from django.http import Http404
+
+from exercises.models import Course, Enrollment, Exercise, ReferenceResult, StorageTarget
+from jobs.models import ACTIVE_STATUSES, BenchmarkRun, RunResult
+
+MiB = 2**20
+# A run this many times above or below the class median is flagged for a look.
+OUTLIER_FACTOR = 3.0
+
+
+def can_teach(user: AbstractBaseUser) -> bool:
+    return user.is_staff or user.has_perm("exercises.teach_course")
+
+
+def taught_by(user: AbstractBaseUser) -> QuerySet[Course]:
+    courses = Course.objects.all()
+    return courses if user.is_staff else courses.filter(instructors=user)
+
+
+def course_for_instructor(user: AbstractBaseUser, pk: int) -> Course:
+    course = taught_by(user).select_related("profile").filter(pk=pk).first()
+    if course is None:
+        raise Http404("No such course among the ones you teach.")
+    return course
+
+
+def course_for_trainee(user: AbstractBaseUser, pk: int) -> Course:
+    """A course the user is enrolled in (instructors and staff may look too)."""
+    course = Course.objects.select_related("profile").filter(pk=pk).first()
+    allowed = course is not None and (
+        course.enrollments.filter(user=user).exists() or taught_by(user).filter(pk=pk).exists()
+    )
+    if not allowed:
+        raise Http404("No such course among the ones you joined.")
+    return course
+
+
+def open_course_for(user: AbstractBaseUser, exercise: Exercise, target: StorageTarget):
+    """The open course a new run of `exercise` on `target` counts for, if any."""
+    for enrollment in Enrollment.objects.filter(user=user).select_related("course"):
+        course = enrollment.course
+        if (
+            course.is_open
+            and course.exercises.filter(pk=exercise.pk).exists()
+            and course.targets.filter(pk=target.pk).exists()
+        ):
+            return course
+    return None
+
+
+def active_runs_in(course: Course, user: AbstractBaseUser) -> int:
+    return BenchmarkRun.objects.filter(course=course, user=user, status__in=ACTIVE_STATUSES).count()
+
+
+@dataclass
+class Cell:
+    """One participant's latest run of one exercise on one target."""
+
+    status: str = ""
+    mib_s: float | None = None
+    run_key: str = ""
+    outlier: bool = False
+
+
+@dataclass
+class ClassFigures:
+    exercise: Exercise
+    target: StorageTarget
+    values: list[float] = field(default_factory=list)
+    reference: float | None = None
+
+    @property
+    def median(self) -> float | None:
+        return statistics.median(self.values) if self.values else None
+
+    @property
+    def low(self) -> float | None:
+        return min(self.values) if self.values else None
+
+    @property
+    def high(self) -> float | None:
+        return max(self.values) if self.values else None
+
+
+def class_figures(course: Course) -> dict[tuple[int, int], ClassFigures]:
+    """(exercise id, target id) -> the class's write MiB/s, without names (2 queries
+    plus the lab's exercises and targets)."""
+    exercises = list(course.exercises.all())
+    targets = list(course.targets.all())
+    figures = {(e.pk, t.pk): ClassFigures(e, t) for e in exercises for t in targets}
+    results = RunResult.objects.filter(
+        run__course=course, write_bytes_per_s__isnull=False
+    ).values_list("run__exercise_id", "run__target_id", "write_bytes_per_s")
+    for exercise_id, target_id, bytes_per_s in results:
+        if (exercise_id, target_id) in figures:
+            figures[(exercise_id, target_id)].values.append(bytes_per_s / MiB)
+    for ref in ReferenceResult.objects.filter(exercise__in=exercises, target__in=targets):
+        figures[(ref.exercise_id, ref.target_id)].reference = ref.write_mib_s
+    return figures
+
+
+def grid(course: Course) -> tuple[list, list[tuple[Exercise, StorageTarget]], dict]:
+    """Participants x (exercise, target): each cell the participant's latest run."""
+    columns = [(e, t) for e in course.exercises.all() for t in course.targets.all()]
+    enrollments = list(course.enrollments.select_related("user__cluster_account"))
+    figures = class_figures(course)
+    cells: dict[tuple[int, int, int], Cell] = defaultdict(Cell)
+    runs = (
+        BenchmarkRun.objects.filter(course=course)
+        .select_related("result")
+        .order_by("created_at")
+        .only("user_id", "exercise_id", "target_id", "status", "key", "result__write_bytes_per_s")
+    )
+    for run in runs:  # oldest first: the latest run of each cell wins
+        result = getattr(run, "result", None)
+        mib_s = result.write_bytes_per_s / MiB if result and result.write_bytes_per_s else None
+        median = figures.get((run.exercise_id, run.target_id))
+        median = median.median if median else None
+        outlier = bool(
+            mib_s and median and not (1 / OUTLIER_FACTOR <= mib_s / median <= OUTLIER_FACTOR)
+        )
+        cells[(run.user_id, run.exercise_id, run.target_id)] = Cell(
+            run.status, mib_s, str(run.key), outlier
+        )
+    return enrollments, columns, cells

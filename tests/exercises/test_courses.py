@@ -1,0 +1,261 @@
+"""Courses: joining, the checklist, the instructor overview and exports, and who may
+see what (a matrix over every course view)."""
+
+import csv
+import io
+import json
+from datetime import timedelta
+
+import pytest
+from django.contrib.auth.models import Permission
+from django.test import Client
+from django.utils import timezone
+
+from exercises.models import Course, Enrollment
+from jobs.models import BenchmarkRun, RunResult, RunStatus
+
+pytestmark = pytest.mark.django_db
+
+
+def teacher(make_user):
+    user = make_user("sl-instructor9")
+    user.user_permissions.add(Permission.objects.get(codename="teach_course"))
+    return user
+
+
+@pytest.fixture
+def people(dev_profile, make_user):
+    inst_a, inst_b = teacher(make_user), make_user()
+    inst_b.user_permissions.add(Permission.objects.get(codename="teach_course"))
+    people = {
+        "instructor": inst_a,
+        "other instructor": inst_b,
+        "trainee": make_user("sl-trainee5"),
+        "classmate": make_user("sl-trainee6"),
+        "outsider": make_user("sl-trainee7"),
+        "staff": make_user(staff=True),
+    }
+    course = make_course(dev_profile, inst_a, "Storage 101")
+    make_course(dev_profile, inst_b, "Another course")
+    for who in ("trainee", "classmate"):
+        Enrollment.objects.create(course=course, user=people[who])
+    for who, mib in (("trainee", 100), ("classmate", 120)):
+        add_run(course, people[who], "1a", "tmp", mib)
+    people["course"] = course
+    return people
+
+
+def make_course(profile, instructor, title: str) -> Course:
+    course = Course.objects.create(title=title, profile=profile)
+    course.instructors.add(instructor)
+    course.exercises.set(profile.exercises.filter(key__in=["1a", "2a"]))
+    course.targets.set(profile.targets.filter(key__in=["scratch", "tmp"]))
+    return course
+
+
+def add_run(course, user, exercise, target, mib_s, status=RunStatus.COMPLETED) -> BenchmarkRun:
+    exercise = course.exercises.get(key=exercise)
+    run = BenchmarkRun.objects.create(
+        user=user,
+        cluster_username=user.cluster_account.username,
+        target=course.targets.get(key=target),
+        exercise=exercise,
+        course=course,
+        target_directory="/x",
+        workload=exercise.workload.model_dump(mode="json"),
+        time_limit_minutes=2,
+        result_token_hash="x",
+        status=status,
+        slurm_job_id=4242,
+    )
+    if mib_s:
+        RunResult.objects.create(
+            run=run, engine="fio", processes=1, write_bytes_per_s=mib_s * 2**20
+        )
+    return run
+
+
+VIEWS = {
+    "checklist": "/courses/{pk}/",
+    "overview": "/courses/{pk}/overview",
+    "discussion": "/courses/{pk}/discussion/1a",
+    "csv": "/courses/{pk}/export.csv",
+    "json": "/courses/{pk}/export.json",
+}
+# Who gets the page (True) or a 404 (False).
+ALLOWED = {
+    "instructor": {"checklist", "overview", "discussion", "csv", "json"},
+    "staff": {"checklist", "overview", "discussion", "csv", "json"},
+    "trainee": {"checklist"},
+    "classmate": {"checklist"},
+    "other instructor": set(),
+    "outsider": set(),
+}
+
+
+@pytest.mark.parametrize("view", VIEWS)
+@pytest.mark.parametrize("who", ALLOWED)
+def test_who_may_see_each_course_view(client: Client, people, who, view) -> None:
+    client.force_login(people[who])
+
+    response = client.get(VIEWS[view].format(pk=people["course"].pk))
+
+    assert response.status_code == (200 if view in ALLOWED[who] else 404)
+
+
+@pytest.mark.parametrize("view", VIEWS)
+def test_anonymous_users_are_sent_to_log_in(client: Client, people, view) -> None:
+    response = client.get(VIEWS[view].format(pk=people["course"].pk))
+    assert response.status_code == 302 and "/login/" in response["Location"]
+
+
+@pytest.mark.parametrize("action", ["cancel", "reset"])
+@pytest.mark.parametrize(
+    "who,allowed",
+    [("instructor", True), ("staff", True), ("other instructor", False), ("trainee", False)],
+)
+def test_who_may_cancel_or_reset_a_trainees_runs(client, people, who, allowed, action) -> None:
+    course, trainee = people["course"], people["trainee"]
+    client.force_login(people[who])
+
+    response = client.post(f"/courses/{course.pk}/participants/{trainee.pk}/{action}")
+
+    assert response.status_code == (302 if allowed else 404)
+    still_in_course = BenchmarkRun.objects.filter(course=course, user=trainee).exists()
+    assert still_in_course == (not allowed or action == "cancel")
+
+
+def test_a_trainee_sees_class_figures_without_names(client, people) -> None:
+    client.force_login(people["trainee"])
+
+    page = client.get(f"/courses/{people['course'].pk}/").content.decode()
+
+    assert "110.0" in page  # the median of 100 and 120 MiB/s
+    assert people["classmate"].username not in page
+    assert "✓ done" in page  # 1a on $TMPDIR
+
+
+def test_the_lab_shows_the_class_median_only_to_the_class(client, people) -> None:
+    client.force_login(people["trainee"])
+    assert "110.0" in client.get("/lab/1a/").content.decode()
+    client.force_login(people["outsider"])
+    assert "110.0" not in client.get("/lab/1a/").content.decode()
+
+
+def test_the_overview_shows_every_participant_and_flags_outliers(client, people) -> None:
+    course = people["course"]
+    for mib in (110, 115, 2000):
+        add_run(course, people["classmate"], "1a", "scratch", mib)
+    add_run(course, people["trainee"], "1a", "scratch", 5)
+    client.force_login(people["instructor"])
+
+    page = client.get(f"/courses/{course.pk}/overview").content.decode()
+
+    assert people["trainee"].username in page and people["classmate"].username in page
+    assert page.count("far from the class median") >= 1
+    assert course.join_code in page
+
+
+def test_the_csv_export_has_one_row_per_run(client, people) -> None:
+    course = people["course"]
+    client.force_login(people["instructor"])
+
+    response = client.get(f"/courses/{course.pk}/export.csv")
+
+    rows = list(csv.DictReader(io.StringIO(response.content.decode())))
+    assert response["Content-Disposition"].endswith('.csv"')
+    assert sorted((r["participant"], r["write_mib_s"]) for r in rows) == sorted(
+        [(people["trainee"].username, "100.0"), (people["classmate"].username, "120.0")]
+    )
+    assert {r["target"] for r in rows} == {"$TMPDIR"}
+    assert all(r["exercise"] == "1a" and r["slurm_job_id"] == "4242" for r in rows)
+
+
+def test_the_json_export_matches_the_csv(client, people) -> None:
+    client.force_login(people["instructor"])
+    body = json.loads(client.get(f"/courses/{people['course'].pk}/export.json").content)
+    assert body["course"] == "Storage 101"
+    assert sorted(r["write_mb_s"] for r in body["runs"]) == [104.86, 125.83]
+
+
+def test_a_formula_in_a_name_is_defused_in_the_csv(client, people, make_user) -> None:
+    course = people["course"]
+    sneaky = make_user("sl-trainee8")
+    sneaky.username = "=HYPERLINK(1)"
+    sneaky.save()
+    add_run(course, sneaky, "1a", "tmp", 50)
+    client.force_login(people["instructor"])
+
+    text = client.get(f"/courses/{course.pk}/export.csv").content.decode()
+
+    assert "'=HYPERLINK(1)" in text
+
+
+def test_joining_with_a_code_enrolls_and_shows_the_checklist(client, people, make_user) -> None:
+    newcomer = make_user("sl-trainee9")
+    client.force_login(newcomer)
+
+    response = client.post("/courses/join", {"join_code": people["course"].join_code.lower()})
+
+    assert response.status_code == 302
+    assert Enrollment.objects.filter(course=people["course"], user=newcomer).exists()
+    assert "You joined Storage 101" in client.get(response["Location"]).content.decode()
+
+
+@pytest.mark.parametrize(
+    "case,message",
+    [
+        ("unknown code", "No course has that join code"),
+        ("closed", "is not open for joining now"),
+        ("no cluster account", "has no cluster account"),
+    ],
+)
+def test_joining_explains_what_went_wrong(client, people, make_user, case, message) -> None:
+    course = people["course"]
+    user = make_user(None if case == "no cluster account" else "sl-trainee9")
+    code = "NOPE1234" if case == "unknown code" else course.join_code
+    if case == "closed":
+        course.closes_at = timezone.now() - timedelta(minutes=1)
+        course.save()
+    client.force_login(user)
+
+    response = client.post("/courses/join", {"join_code": code}, follow=True)
+
+    assert message in response.content.decode()
+    assert not Enrollment.objects.filter(user=user).exists()
+
+
+def test_an_instructor_creates_a_course_and_a_trainee_cannot(client, people, dev_profile):
+    form = {
+        "title": "Storage 102",
+        "exercises": ["1a", "1b"],
+        "targets": ["tmp"],
+        "max_active_runs": 2,
+    }
+    client.force_login(people["trainee"])
+    assert client.post("/courses/new", form).status_code == 403
+
+    client.force_login(people["instructor"])
+    response = client.post("/courses/new", form)
+
+    course = Course.objects.get(title="Storage 102")
+    assert response["Location"] == f"/courses/{course.pk}/overview"
+    assert [e.key for e in course.exercises.all()] == ["1a", "1b"]
+    assert list(course.instructors.all()) == [people["instructor"]]
+
+
+def test_runs_started_in_the_lab_count_for_the_course_within_its_cap(client, people) -> None:
+    course = people["course"]
+    course.max_active_runs = 1
+    course.save()
+    client.force_login(people["trainee"])
+
+    client.post("/lab/2a/runs", {"targets": ["tmp"]})
+    refused = client.post("/lab/2a/runs", {"targets": ["scratch"]}, follow=True)
+
+    run = BenchmarkRun.objects.get(user=people["trainee"], exercise__key="2a")
+    assert run.course == course
+    assert "each trainee may have 1 run(s) going at once" in refused.content.decode()
+    # A target outside the course's lab runs outside the course.
+    client.post("/lab/2a/runs", {"targets": ["home"]})
+    assert BenchmarkRun.objects.get(user=people["trainee"], target__key="home").course is None
