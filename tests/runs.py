@@ -7,6 +7,7 @@ import io
 import threading
 import time
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 
 import pytest
 from celery.contrib.testing.worker import start_worker
@@ -39,14 +40,14 @@ def live_portal(live_server, settings, celery_worker_thread) -> str:
     return live_server.url
 
 
-@pytest.fixture
-def sync_loop(live_portal) -> Iterator[None]:
-    """What Celery beat does in production: a sync cycle every half second."""
+@contextmanager
+def syncing(interval: float = 0.5) -> Iterator[None]:
+    """What Celery beat does in production: a sync cycle every `interval` seconds."""
     stop = threading.Event()
 
     def loop() -> None:
         try:
-            while not stop.wait(0.5):
+            while not stop.wait(interval):
                 services.sync()
         finally:
             connection.close()
@@ -56,6 +57,19 @@ def sync_loop(live_portal) -> Iterator[None]:
     yield
     stop.set()
     thread.join(timeout=10)
+
+
+@pytest.fixture
+def sync_loop(live_portal) -> Iterator[None]:
+    with syncing():
+        yield
+
+
+@pytest.fixture
+def sync_loop_only(db) -> Iterator[None]:
+    """The sync cycle alone, for a portal whose other parts run elsewhere."""
+    with syncing(interval=2):
+        yield
 
 
 @pytest.fixture
