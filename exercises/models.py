@@ -199,3 +199,91 @@ class Enrollment(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user} in {self.course}"
+
+
+# --- quota: how full each user's directory is on each target -------------------------
+
+
+class QuotaCollector(models.TextChoices):
+    """The tools a site can report usage with (exercises/quota/collectors.py runs them)."""
+
+    LOCAL = "local", "directory usage against the default quota"
+    LUSTRE = "lustre", "Lustre: lfs quota"
+    BEEGFS7 = "beegfs7", "BeeGFS 7: beegfs-ctl --getquota"
+    BEEGFS8 = "beegfs8", "BeeGFS 8: beegfs quota list-usage"
+    GPFS = "gpfs", "GPFS / Storage Scale: mmlsquota"
+    NFS = "nfs", "NFS and Linux quotas: quota"
+    ONDEMAND = "ondemand", "Open OnDemand quota file"
+
+
+# A mount point, device or device:fileset. It becomes one argument of a command (never
+# through a shell); it may not start with '-', so it can never pass as an option.
+_QUOTA_FILESYSTEM = re.compile(r"^[A-Za-z0-9_/][A-Za-z0-9_./:@-]*\Z")
+
+
+def validate_quota_filesystem(value: str) -> None:
+    if value and not _QUOTA_FILESYSTEM.match(value):
+        raise ValidationError(
+            "A mount point or device name of letters, digits and '_', '.', '/', ':', '@', '-', "
+            "not starting with '-', e.g. /scratch or gpfs1:projects."
+        )
+
+
+class QuotaSource(models.Model):
+    """How a target's usage is collected: which tool, asked about which filesystem.
+    Set by the site profile (a [targets.quota] table) or in the admin."""
+
+    target = models.OneToOneField(
+        StorageTarget, on_delete=models.CASCADE, related_name="quota_source"
+    )
+    collector = models.CharField(max_length=16, choices=QuotaCollector.choices)
+    filesystem = models.CharField(
+        max_length=255,
+        blank=True,
+        validators=[validate_quota_filesystem],
+        help_text="What the tool is asked about: the Lustre or BeeGFS mount point, the GPFS "
+        "device (device:fileset), the device or mount point `quota` lists. Empty for local "
+        "and ondemand.",
+    )
+
+    def __str__(self) -> str:
+        return f"{self.target}: {self.get_collector_display()}"
+
+
+class Quota(models.Model):
+    """A cluster account's usage and limits on one target, as last collected. A failed
+    collection keeps the last good figures and says why it failed (`error`): what is
+    unknown is shown as unknown, never as zero. Limits are None where there is none."""
+
+    account = models.ForeignKey(
+        "portal.ClusterAccount", on_delete=models.CASCADE, related_name="quotas"
+    )
+    target = models.ForeignKey(StorageTarget, on_delete=models.CASCADE, related_name="quotas")
+    collector = models.CharField(max_length=16, choices=QuotaCollector.choices)
+    bytes_used = models.PositiveBigIntegerField(null=True, blank=True)
+    bytes_soft = models.PositiveBigIntegerField(null=True, blank=True)
+    bytes_hard = models.PositiveBigIntegerField(null=True, blank=True)
+    files_used = models.PositiveBigIntegerField(null=True, blank=True)
+    files_soft = models.PositiveBigIntegerField(null=True, blank=True)
+    files_hard = models.PositiveBigIntegerField(null=True, blank=True)
+    bytes_grace_ends = models.DateTimeField(null=True, blank=True)
+    files_grace_ends = models.DateTimeField(null=True, blank=True)
+    collected_at = models.DateTimeField(
+        null=True, blank=True, help_text="When the figures above were measured"
+    )
+    attempted_at = models.DateTimeField(null=True, blank=True)
+    error = models.TextField(blank=True, help_text="Why the last collection failed, if it did")
+
+    class Meta:
+        ordering = ["target__order", "target__key"]
+        constraints = [
+            models.UniqueConstraint(fields=["account", "target"], name="one_quota_per_target")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.account} on {self.target}"
+
+    @property
+    def known(self) -> bool:
+        """The figures describe now: collected, and the last attempt worked."""
+        return self.bytes_used is not None and self.collected_at is not None and not self.error

@@ -1,12 +1,13 @@
 from django.urls import path
 
-from exercises import course_views, views
+from exercises import course_views, storage_views, views
 
 app_name = "exercises"
 urlpatterns = [
     path("lab/", views.exercise_list, name="exercise-list"),
     path("lab/<slug:key>/", views.exercise_detail, name="exercise-detail"),
     path("lab/<slug:key>/runs", views.exercise_start, name="exercise-start"),
+    path("storage/", storage_views.my_storage, name="my-storage"),
     path("storage/<slug:key>/", views.target_detail, name="target-detail"),
     path("advisor/", views.advisor, name="advisor"),
     path("courses/", course_views.course_list, name="course-list"),

@@ -10,6 +10,7 @@ from exercises import courses, lab
 from exercises.advisor import Access, FileShape, Question, advise
 from exercises.forms import AdvisorForm, StartRunsForm
 from exercises.models import Exercise
+from exercises.quota.checks import quota_problem
 from jobs import services
 from jobs.models import ACTIVE_STATUSES, BenchmarkRun
 from portal.models import ClusterAccount
@@ -93,6 +94,9 @@ def _start_runs(request: HttpRequest, exercise: Exercise, form: StartRunsForm) -
             f"You have {active} run(s) still going and asked for {len(targets)} more; at most "
             f"{limit} may run at once. Wait for some to finish, or cancel one, then try again."
         )
+    problems = [quota_problem(account, target, exercise.workload) for target in targets]
+    if any(problems):
+        return _error(" ".join(p for p in problems if p))
     plan = [(target, courses.open_course_for(request.user, exercise, target)) for target in targets]
     for course in {course for _, course in plan if course}:
         asked = sum(1 for _, c in plan if c == course)

@@ -1,5 +1,7 @@
 """Celery tasks: thin, idempotent, taking ids. The work is in jobs/services.py."""
 
+import random
+
 from celery import shared_task
 from celery.app.task import Task
 
@@ -7,18 +9,20 @@ from jobs import services
 from jobs.slurm import SlurmError
 
 
-@shared_task(bind=True, max_retries=30, throws=(SlurmError,))
+# No retry limit: a run waits as long as Slurm is away (it says "queued", and can be
+# cancelled); the sync cycle enqueues again any run whose task was lost.
+@shared_task(bind=True, max_retries=None, throws=(SlurmError,))
 def submit_run(self: Task, run_id: int) -> None:
     try:
         services.submit(run_id)
     except services.RateLimited:
-        raise self.retry(countdown=1)
+        # Spread a burst (a class clicking at once) over the next seconds.
+        raise self.retry(countdown=random.uniform(0.5, 3))  # noqa: S311
     except SlurmError as e:
         if e.permanent:
             raise
-        # slurmrestd or slurmctld away: back off, up to 30 s between tries. If the
-        # outage outlasts the retries, the sync cycle enqueues the run again.
-        raise self.retry(exc=e, countdown=min(2**self.request.retries, 30))
+        # slurmrestd or slurmctld away: back off, up to 30 s between tries.
+        raise self.retry(exc=e, countdown=min(2 ** min(self.request.retries, 5), 30))
 
 
 @shared_task(throws=(SlurmError,))

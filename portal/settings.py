@@ -93,6 +93,7 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "portal.context_processors.site",
+                "exercises.context_processors.quota_alerts",
             ],
             # {% partialdef %} everywhere, as Django 6 has it built in.
             "builtins": ["template_partials.templatetags.partials"],
@@ -192,8 +193,22 @@ RESULT_GRACE_SECONDS = envint("RESULT_GRACE_SECONDS", "60")
 JOB_PATH = os.getenv("JOB_PATH", "/usr/local/bin:/usr/bin:/bin")
 SYNC_INTERVAL_SECONDS = float(os.getenv("SYNC_INTERVAL_SECONDS", "2"))
 SYNC_LOCK_SECONDS = envint("SYNC_LOCK_SECONDS", "60")
+# Quota collection (exercises/quota/): how often, how long one tool may take, where the
+# tools are looked for, the most files the local collector counts in one user's directory,
+# and Open OnDemand quota files to import (colon-separated, like OOD_QUOTA_PATH).
+QUOTA_INTERVAL_SECONDS = float(os.getenv("QUOTA_INTERVAL_SECONDS", "600"))
+QUOTA_COMMAND_TIMEOUT = float(os.getenv("QUOTA_COMMAND_TIMEOUT", "30"))
+QUOTA_TOOL_PATH = os.getenv(
+    "QUOTA_TOOL_PATH", "/usr/lpp/mmfs/bin:/opt/beegfs/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/bin"
+)
+QUOTA_LOCAL_MAX_ENTRIES = envint("QUOTA_LOCAL_MAX_ENTRIES", "1000000")
+QUOTA_ONDEMAND_FILES = [p for p in os.getenv("QUOTA_ONDEMAND_FILES", "").split(":") if p]
 CELERY_BEAT_SCHEDULE = {
     "sync-runs": {"task": "jobs.tasks.sync_runs", "schedule": SYNC_INTERVAL_SECONDS},
+    "collect-quotas": {
+        "task": "exercises.tasks.collect_quotas",
+        "schedule": QUOTA_INTERVAL_SECONDS,
+    },
 }
 
 LOGGING = {

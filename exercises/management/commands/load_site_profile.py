@@ -1,4 +1,7 @@
-"""Loads exercises/profiles/NAME.toml into the database (again: it updates)."""
+"""Loads exercises/profiles/NAME.toml into the database (again: it updates).
+
+A target may carry a `[targets.quota]` table (collector, filesystem): how its usage is
+collected, see exercises/quota/sources.py."""
 
 import tomllib
 from pathlib import Path
@@ -9,6 +12,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import transaction
 
 from exercises.models import Exercise, ReferenceResult, SiteProfile, StorageTarget
+from exercises.quota.sources import save_quota_source
 
 PROFILES = Path(__file__).resolve().parents[2] / "profiles"
 TARGET_FIELDS = [f.name for f in StorageTarget._meta.fields if f.name not in ("id", "profile")]
@@ -53,12 +57,14 @@ def load(data: dict[str, Any]) -> SiteProfile:
         name=head["name"], defaults={k: v for k, v in head.items() if k != "name"}
     )
     for order, item in enumerate(data.get("targets", [])):
+        quota = item.pop("quota", None)
         target, _ = StorageTarget.objects.update_or_create(
             profile=profile,
             key=item["key"],
             defaults={"order": order, **_pick(item, TARGET_FIELDS, "target")},
         )
         target.full_clean()
+        save_quota_source(target, quota)
     for order, item in enumerate(data.get("exercises", [])):
         exercise, _ = Exercise.objects.update_or_create(
             profile=profile,

@@ -1,0 +1,38 @@
+"""Celery tasks of the teaching domain: thin, the work is in exercises/quota/."""
+
+import logging
+
+from celery import shared_task
+from django.conf import settings
+from django.core.cache import cache
+
+from exercises.models import SiteProfile
+from exercises.quota.collectors import collect_all
+
+log = logging.getLogger(__name__)
+
+COLLECT_LOCK_KEY = "exercises:quota:collect:lock"
+
+
+@shared_task
+def collect_quotas() -> None:
+    """One collection round (beat: QUOTA_INTERVAL_SECONDS). It runs on the worker that takes
+    it, so route it to a worker on a host where the filesystems are mounted."""
+    if not cache.add(COLLECT_LOCK_KEY, 1, timeout=int(settings.QUOTA_INTERVAL_SECONDS) or 60):
+        return  # the previous round still runs
+    try:
+        profile = SiteProfile.objects.filter(name=settings.SITE_PROFILE).first()
+        if profile is None:
+            log.warning("quotas: the site profile %r is not loaded", settings.SITE_PROFILE)
+            return
+        summary = collect_all(profile)
+        log.info(
+            "quotas: %d collected, %d unknown in %.1f s",
+            summary.collected,
+            summary.failed,
+            summary.seconds,
+        )
+        for note in summary.notes:
+            log.warning("quotas: %s", note)
+    finally:
+        cache.delete(COLLECT_LOCK_KEY)

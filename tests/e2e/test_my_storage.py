@@ -1,0 +1,60 @@
+"""A user checks "My storage" in Debian's Chromium: figures the local collector counted
+in real directories of the dev cluster, a target past 80% (bar and banner), a target
+whose collector is missing (unknown, never zero), and the way to that target's guidance."""
+
+import os
+import re
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from exercises.quota.collectors import collect_all
+from tests.conftest import DISK_ROOT
+from tests.e2e.test_lab import ARTIFACTS, log_in
+
+MiB = 2**20
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_user_sees_a_bar_per_target_and_follows_the_guidance_link(
+    live_server, dev_profile, make_cluster_account, make_user, page: Page
+) -> None:
+    account = make_user(make_cluster_account()).cluster_account
+    # $HOME gets a small quota so a few MiB pass 80% (writing gigabytes would too, slowly).
+    dev_profile.targets.filter(key="home").update(quota_bytes=4 * MiB)
+    home = Path(DISK_ROOT / "home" / account.username)
+    (home / "results.dat").write_bytes(os.urandom(3 * MiB + MiB // 2))
+    (DISK_ROOT / "global" / account.username / "input.dat").write_bytes(os.urandom(MiB))
+    scratch = dev_profile.targets.get(key="scratch").quota_source
+    scratch.collector, scratch.filesystem = "lustre", "/lustre/scratch"  # no lfs here
+    scratch.save()
+    collect_all(dev_profile, [account])
+
+    log_in(page, live_server.url, account.user)
+    banner = page.locator("aside.quota-banner")
+    expect(banner).to_contain_text(re.compile(r"\$HOME is 8\d% full"))  # 3.5 MiB + /etc/skel
+    page.get_by_role("navigation").get_by_role("link", name="My storage").click()
+
+    expect(page.get_by_role("heading", name="My storage", level=1)).to_be_visible()
+    meters = page.get_by_role("meter")
+    expect(meters).to_have_count(3)  # $HOME, $GLOBAL, $TMPDIR: space has a limit on each
+    expect(page.get_by_role("meter", name="Space used on $HOME")).to_have_attribute(
+        "class", "bar level-warning"
+    )
+    expect(page.locator("#storage-global")).to_contain_text("1 MiB of 10 GiB (<1%)")
+    expect(page.locator("#storage-scratch")).to_contain_text(
+        "Usage unknown, never collected. The last try"
+    )
+    expect(page.locator("#storage-scratch")).to_contain_text("lfs is not installed on")
+    expect(page.locator("#storage-tmp")).to_contain_text(
+        "each run's directory is removed when its job ends"
+    )
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=ARTIFACTS / "my-storage.png", full_page=True)
+
+    page.get_by_role("link", name="Guidance for $SCRATCH").click()
+
+    expect(page.get_by_role("heading", name="$SCRATCH (ext4 disk (dev))", level=1)).to_be_visible()
+    expect(page.get_by_text("Use it for")).to_be_visible()
+    assert page.url.endswith("/storage/scratch/")

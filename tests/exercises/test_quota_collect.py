@@ -1,0 +1,228 @@
+"""Collecting usage for real: the local collector walks real directories of the dev
+cluster (also after a real benchmark job), the quota tools run as commands (stand-ins on
+PATH print the documented output), and a tool that is missing, fails, hangs or talks
+nonsense leaves "unknown" with the reason, never a zero."""
+
+import io
+import os
+import subprocess
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from django.core.management import call_command
+
+from exercises.models import Quota, QuotaCollector, QuotaSource
+from exercises.quota.collectors import collect_all, collect_one
+from exercises.tasks import collect_quotas
+from jobs import services
+from portal.models import ClusterAccount
+from tests.conftest import DISK_ROOT
+from tests.runs import follow
+
+MiB = 2**20
+TMPFS_ROOT = Path(os.getenv("STORAGELAB_TMPFS_ROOT", "/dev/shm/storagelab"))
+
+
+@pytest.fixture
+def account(make_cluster_account, make_user, dev_profile) -> ClusterAccount:
+    return make_user(make_cluster_account()).cluster_account
+
+
+def source(profile, key: str, collector: str = QuotaCollector.LOCAL, fs: str = "") -> QuotaSource:
+    quota_source = profile.targets.get(key=key).quota_source
+    quota_source.collector, quota_source.filesystem = collector, fs
+    quota_source.save()
+    return quota_source
+
+
+def write(path: Path, size: int) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("wb") as f:
+        f.write(os.urandom(size))  # random: nothing a filesystem could compress away
+
+
+def quota_of(account: ClusterAccount, key: str) -> Quota:
+    return Quota.objects.get(account=account, target__key=key)
+
+
+# --- the local collector -----------------------------------------------------------------------
+
+
+def test_the_local_collector_counts_what_a_users_directory_holds(account, dev_profile) -> None:
+    scratch = DISK_ROOT / "scratch" / account.username
+    write(scratch / "input.dat", 3 * MiB)
+    write(scratch / "results" / "a.csv", 100 * 1024)
+    os.link(scratch / "input.dat", scratch / "results" / "same-input.dat")  # counted once
+    os.symlink("/usr", scratch / "usr")  # not followed
+
+    assert collect_one(source(dev_profile, "scratch"), account)
+
+    quota = quota_of(account, "scratch")
+    assert quota.known and quota.collector == "local"
+    assert 3 * MiB + 100 * 1024 <= quota.bytes_used < 3 * MiB + 200 * 1024
+    assert quota.files_used == 5  # input.dat, results/, a.csv, the hard link, the symlink
+    assert quota.bytes_hard == 10 * 2**30  # dev.toml's quota_bytes for $SCRATCH
+
+
+def test_the_local_collector_counts_tmpfs_too(account, dev_profile) -> None:
+    write(TMPFS_ROOT / account.username / "shm.bin", 2 * MiB)
+
+    collect_all(dev_profile, [account], target_key="tmp")
+
+    quota = quota_of(account, "tmp")
+    assert quota.bytes_used == 2 * MiB and quota.files_used == 1
+    assert quota.bytes_hard == 2 * 2**30
+
+
+def test_a_missing_directory_is_unknown_not_empty(account, dev_profile) -> None:
+    subprocess.run(["rm", "-rf", str(DISK_ROOT / "global" / account.username)], check=True)
+
+    assert not collect_one(source(dev_profile, "global"), account)
+
+    quota = quota_of(account, "global")
+    assert quota.bytes_used is None and not quota.known
+    assert f"global/{account.username} does not exist" in quota.error
+
+
+@pytest.mark.django_db(transaction=True)
+def test_after_a_real_benchmark_job_the_collector_shows_its_output_file(
+    live_portal, sync_loop, dev_profile, trainee
+) -> None:
+    scratch = dev_profile.targets.get(key="scratch")
+    collect_all(dev_profile, [trainee], target_key="scratch")
+    assert quota_of(trainee, "scratch").bytes_used == 0  # a fresh account: nothing yet
+    exercise = dev_profile.exercises.get(key="1a")
+    run = services.start_run(trainee, scratch, exercise.workload, time_limit_minutes=2)
+
+    (run,) = follow(run)
+    collect_all(dev_profile, [trainee], target_key="scratch")
+
+    assert run.status == "completed"
+    # The job removes its run directory (the 16 MiB fio wrote); Slurm's output file stays.
+    left = list((DISK_ROOT / "scratch" / trainee.username).iterdir())
+    assert [p.name for p in left] == [f"{run.job_name}-{run.slurm_job_id}.out"]
+    quota = quota_of(trainee, "scratch")
+    assert quota.files_used == 1 and quota.bytes_used >= left[0].stat().st_size > 0
+
+
+# --- quota tools as commands -------------------------------------------------------------------
+
+
+@pytest.fixture
+def tools(tmp_path, settings) -> Callable[[str, str], Path]:
+    """Puts stand-in quota tools first on the collectors' PATH."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    settings.QUOTA_TOOL_PATH = f"{bin_dir}:/usr/bin:/bin"
+
+    def install(name: str, body: str) -> Path:
+        tool = bin_dir / name
+        tool.write_text(f"#!/bin/sh\n{body}\n")
+        tool.chmod(0o755)
+        return tool
+
+    return install
+
+
+LFS_OUTPUT = "/lustre/scratch 1048576 4194304 5242880 - 1200 100000 120000 -"
+
+
+def test_lfs_runs_as_an_argv_list_and_its_figures_are_stored(
+    account, dev_profile, tools, tmp_path
+) -> None:
+    tools("lfs", f'printf "%s\\n" "$@" > {tmp_path}/argv\necho "{LFS_OUTPUT}"')
+
+    assert collect_one(source(dev_profile, "scratch", "lustre", "/lustre/scratch"), account)
+
+    argv = (tmp_path / "argv").read_text().split()
+    assert argv == ["quota", "-q", "-u", account.username, "/lustre/scratch"]
+    quota = quota_of(account, "scratch")
+    assert (quota.bytes_used, quota.bytes_soft, quota.files_used) == (2**30, 4 * 2**30, 1200)
+    assert quota.collector == "lustre" and quota.known
+
+
+def test_a_missing_tool_leaves_the_figures_unknown(account, dev_profile, tools) -> None:
+    assert not collect_one(source(dev_profile, "scratch", "lustre", "/lustre/scratch"), account)
+
+    quota = quota_of(account, "scratch")
+    assert quota.bytes_used is None and quota.collected_at is None
+    assert quota.error.startswith("lfs is not installed on ")
+
+
+@pytest.mark.parametrize(
+    ("body", "error"),
+    [
+        ('echo "lfs: quotactl failed: No such device" >&2; exit 2', "lfs failed (exit status 2)"),
+        ("sleep 30 & sleep 30", "lfs gave no answer within 0.5 s"),
+        ('echo "<html>Service unavailable</html>"', "could not read the output of lfs"),
+    ],
+)
+def test_a_failing_tool_keeps_the_last_good_figures_and_says_why(
+    account, dev_profile, tools, settings, body: str, error: str
+) -> None:
+    settings.QUOTA_COMMAND_TIMEOUT = 0.5
+    lustre = source(dev_profile, "scratch", "lustre", "/lustre/scratch")
+    tool = tools("lfs", f'echo "{LFS_OUTPUT}"')
+    collect_one(lustre, account)
+    good = quota_of(account, "scratch")
+    tool.write_text(f"#!/bin/sh\n{body}\n")
+
+    started = time.monotonic()
+    assert not collect_one(lustre, account)
+
+    assert time.monotonic() - started < 3
+    quota = quota_of(account, "scratch")
+    assert error in quota.error and not quota.known
+    assert (quota.bytes_used, quota.collected_at) == (good.bytes_used, good.collected_at)
+    assert quota.attempted_at > good.attempted_at
+
+
+def test_an_invalid_account_name_never_reaches_a_command(
+    dev_profile, make_user, tools, tmp_path
+) -> None:
+    tools("lfs", f"touch {tmp_path}/ran")
+    user = make_user()
+    bad = ClusterAccount.objects.create(user=user, username="x;touch /tmp/pwned")
+
+    assert not collect_one(source(dev_profile, "scratch", "lustre", "/lustre/scratch"), bad)
+
+    assert "not a valid cluster account name" in quota_of(bad, "scratch").error
+    assert not (tmp_path / "ran").exists()
+
+
+def test_beegfs8_is_asked_about_the_numeric_uid(account, dev_profile, tools, tmp_path) -> None:
+    uid = int(subprocess.run(["id", "-u", account.username], capture_output=True).stdout)
+    row = (
+        f'{{"name":"{account.username}","id":{uid},"type":"user","pool":"default",'
+        '"space":"4096/1073741824","inode":"2/∞"}'
+    )
+    tools("beegfs", f"printf '%s\\n' \"$@\" > {tmp_path}/argv\necho '{row}'")
+
+    assert collect_one(source(dev_profile, "global", "beegfs8"), account)
+
+    assert (tmp_path / "argv").read_text().split()[:5] == [
+        "quota", "list-usage", "--uids", str(uid), "--raw"
+    ]  # fmt: skip
+    assert quota_of(account, "global").bytes_hard == 2**30
+
+
+# --- the commands and the periodic task --------------------------------------------------------
+
+
+def test_the_collect_quotas_command_reports_each_figure(account, dev_profile) -> None:
+    write(DISK_ROOT / "global" / account.username / "notes.txt", 10 * 1024)
+    out = io.StringIO()
+
+    call_command("collect_quotas", account.username, "--target", "global", stdout=out)
+
+    assert f"{account.username} on global: 12 KiB" in out.getvalue()
+    assert "1 collected, 0 unknown in" in out.getvalue()
+
+
+def test_the_periodic_task_collects_every_account_on_every_target(account, dev_profile) -> None:
+    collect_quotas.apply()
+
+    assert Quota.objects.filter(account=account).count() == 4
+    assert all(q.known for q in Quota.objects.filter(account=account))
