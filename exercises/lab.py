@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
+from django.db.models import Count, Max
 from django.http import Http404
 
 from exercises.advisor import TargetFacts
@@ -192,3 +193,15 @@ def target_facts(profile: SiteProfile) -> list[TargetFacts]:
         )
         for t in profile.targets.all()
     ]
+
+
+def panel_version(exercise: Exercise, user: AbstractBaseUser) -> str:
+    """Changes whenever the runs panel would: my runs, or my classmates' (2 queries)."""
+    parts = []
+    for runs in (
+        BenchmarkRun.objects.filter(exercise=exercise, user=user),
+        BenchmarkRun.objects.filter(exercise=exercise, course__enrollments__user=user),
+    ):
+        seen = runs.aggregate(count=Count("id"), latest=Max("updated_at"))
+        parts.append(f"{seen['count']}-{seen['latest'].timestamp() if seen['latest'] else 0}")
+    return "-".join(parts)

@@ -1,7 +1,7 @@
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, HttpResponseNotModified
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 from django_htmx.http import HttpResponseStopPolling
@@ -56,11 +56,19 @@ def _page(
 
 
 def _runs_panel(request: HttpRequest, exercise: Exercise) -> HttpResponse:
+    # A class polls every 2 s: most polls change nothing, and the browser's cache
+    # answers them from a 304 without the panel being rendered again.
+    etag = f'"{lab.panel_version(exercise, request.user)}"'
+    if request.headers.get("If-None-Match") == etag:
+        return HttpResponseNotModified(headers={"ETag": etag})
     ctx = _panel_context(request, exercise)
     response = render(request, "exercises/exercise_detail.html#runs-panel", ctx)
     if not ctx["polling"]:
         # Nothing left to follow: this last answer is shown, and polling stops.
         response.status_code = HttpResponseStopPolling.status_code
+    else:
+        response["ETag"] = etag
+        response["Cache-Control"] = "private, no-cache"
     return response
 
 

@@ -162,7 +162,7 @@ def apply_job(run: BenchmarkRun, job: SlurmJob) -> None:
         reason = explain(job, status)
         if transition(run.pk, status, status_reason=reason, **fields):
             return
-    BenchmarkRun.objects.filter(pk=run.pk).update(**fields)
+    BenchmarkRun.objects.filter(pk=run.pk).update(updated_at=timezone.now(), **fields)
 
 
 def explain(job: SlurmJob, status: RunStatus) -> str:
@@ -254,6 +254,7 @@ def receive_result(run: BenchmarkRun, token: str, output: bytes, exit_code: int 
         raise ResultRefused(403, "wrong result token")
     stored = BenchmarkRun.objects.filter(pk=run.pk, result_received_at__isnull=True).update(
         result_received_at=timezone.now(),
+        updated_at=timezone.now(),
         raw_output=output.decode("utf-8", errors="replace").replace("\x00", ""),
         benchmark_exit_code=exit_code,
     )
@@ -275,7 +276,9 @@ def ingest(run_id: int) -> None:
         exit_note = ""
         if run.benchmark_exit_code:
             exit_note = f" ({run.engine} exited with status {run.benchmark_exit_code})"
-        BenchmarkRun.objects.filter(pk=run.pk).update(parse_error=f"{e}{exit_note}")
+        BenchmarkRun.objects.filter(pk=run.pk).update(
+            parse_error=f"{e}{exit_note}", updated_at=timezone.now()
+        )
         return
     RunResult.objects.get_or_create(
         run=run,
@@ -290,6 +293,7 @@ def ingest(run_id: int) -> None:
             "read_latency_us": result.read_latency.model_dump() if result.read_latency else None,
         },
     )
+    BenchmarkRun.objects.filter(pk=run.pk).update(updated_at=timezone.now())
     # A run the sync had given up on did finish after all. (Active runs are left
     # to the sync: Slurm has the last word on how the job ended.)
     transition(run.pk, RunStatus.COMPLETED, only_from=(RunStatus.LOST,), status_reason="")

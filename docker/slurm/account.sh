@@ -28,6 +28,8 @@ add)
   done
   ;;
 remove)
+  # Its jobs first: a job of a deleted user would wait in the queue for ever.
+  scancel --user="$name" 2>/dev/null || true
   pkill -u "$name" 2>/dev/null || true
   id "$name" >/dev/null 2>&1 && userdel "$name"
   rm -rf "${dirs[@]}"

@@ -155,3 +155,19 @@ def test_the_comparison_shows_my_median_and_mb_beside_mib(client, lab_user, dev_
     page = client.get("/lab/1a/").content.decode()
 
     assert "100.0 (104.9)" in page  # $HOME: 100 MiB/s = 104.9 MB/s
+
+
+def test_an_unchanged_runs_panel_is_answered_with_304(client, lab_user, dev_profile) -> None:
+    client.force_login(lab_user)
+    make_runs(lab_user, dev_profile, 1, status=RunStatus.RUNNING)
+    headers = {"HX-Request": "true", "HX-Target": "runs-panel"}
+    first = client.get("/lab/1a/", headers=headers)
+    etag = first["ETag"]
+
+    again = client.get("/lab/1a/", headers=headers | {"If-None-Match": etag})
+    assert again.status_code == 304
+
+    BenchmarkRun.objects.update(status=RunStatus.COMPLETED, updated_at=timezone.now())
+    changed = client.get("/lab/1a/", headers=headers | {"If-None-Match": etag})
+    assert changed.status_code == 286  # the news, and the end of polling
+    assert "Completed" in changed.content.decode()
