@@ -120,6 +120,21 @@ def small_workload(pattern: Pattern = Pattern.SEQUENTIAL, processes: int = 1) ->
     )
 
 
+def make_run(account: ClusterAccount, target: StorageTarget, **fields) -> BenchmarkRun:
+    """A run saved as start_run would, without enqueueing its submission."""
+    defaults = {
+        "user": account.user,
+        "cluster_username": account.username,
+        "target": target,
+        "target_directory": target.directory_for(account.username),
+        "in_memory": target.in_memory,
+        "workload": small_workload().model_dump(mode="json"),
+        "time_limit_minutes": 2,
+        "result_token_hash": "x",
+    }
+    return BenchmarkRun.objects.create(**(defaults | fields))
+
+
 def follow(*runs: BenchmarkRun, timeout: float = 90) -> list[BenchmarkRun]:
     """Runs the sync cycle (as beat would) until every run has ended and each
     completed one has its result (or a parse error) in."""

@@ -2,22 +2,14 @@ import pytest
 from django.test import Client
 
 from jobs.models import BenchmarkRun, RunStatus
-from tests.runs import small_workload
+from tests.runs import make_run
 
 pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
 def run(make_user, disk_target) -> BenchmarkRun:
-    return BenchmarkRun.objects.create(
-        user=make_user("sl-trainee6"),
-        cluster_username="sl-trainee6",
-        target=disk_target,
-        target_directory="/srv/storagelab/scratch/sl-trainee6",
-        workload=small_workload().model_dump(mode="json"),
-        time_limit_minutes=2,
-        result_token_hash="x",
-    )
+    return make_run(make_user("sl-trainee6").cluster_account, disk_target)
 
 
 def test_the_owner_cancels_a_queued_run(client: Client, run: BenchmarkRun) -> None:

@@ -6,7 +6,7 @@ from django.test import Client
 
 from jobs.models import BenchmarkRun
 from jobs.services import token_hash
-from tests.runs import small_workload
+from tests.runs import make_run
 
 pytestmark = pytest.mark.django_db
 
@@ -16,15 +16,7 @@ TOKEN = "the-per-run-secret"
 @pytest.fixture
 def run(make_user, disk_target) -> BenchmarkRun:
     user = make_user("sl-trainee7")
-    return BenchmarkRun.objects.create(
-        user=user,
-        cluster_username="sl-trainee7",
-        target=disk_target,
-        target_directory="/srv/storagelab/scratch/sl-trainee7",
-        workload=small_workload().model_dump(mode="json"),
-        time_limit_minutes=2,
-        result_token_hash=token_hash(TOKEN),
-    )
+    return make_run(user.cluster_account, disk_target, result_token_hash=token_hash(TOKEN))
 
 
 def post(client: Client, run: BenchmarkRun, body: bytes = b"{}", token: str = TOKEN, **headers):

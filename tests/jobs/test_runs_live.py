@@ -13,7 +13,7 @@ from jobs import services
 from jobs.engines import Pattern
 from jobs.models import BenchmarkRun, RunStatus
 from jobs.slurm import JobSpec, get_client
-from tests.runs import follow, small_workload
+from tests.runs import follow, make_run, small_workload
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -92,15 +92,7 @@ def test_a_cancelled_run_says_so_and_leaves_nothing_behind(
 def test_a_queued_run_cancelled_before_submission_never_reaches_slurm(
     live_portal, trainee, disk_target
 ) -> None:
-    run = BenchmarkRun.objects.create(
-        user=trainee.user,
-        cluster_username=trainee.username,
-        target=disk_target,
-        target_directory=disk_target.directory_for(trainee.username),
-        workload=small_workload().model_dump(mode="json"),
-        time_limit_minutes=2,
-        result_token_hash="x",
-    )
+    run = make_run(trainee, disk_target)
 
     assert services.cancel(run)
     services.submit(run.pk)

@@ -10,7 +10,7 @@ from jobs import services
 from jobs.models import BenchmarkRun, RunStatus
 from jobs.slurm.adapters import parse_job
 from jobs.states import transition
-from tests.runs import small_workload
+from tests.runs import make_run
 
 pytestmark = pytest.mark.django_db
 
@@ -24,17 +24,8 @@ def recorded_job(state: str):
 
 @pytest.fixture
 def run(make_user, disk_target) -> BenchmarkRun:
-    return BenchmarkRun.objects.create(
-        user=make_user("sl-trainee8"),
-        cluster_username="sl-trainee8",
-        target=disk_target,
-        target_directory="/srv/storagelab/scratch/sl-trainee8",
-        workload=small_workload().model_dump(mode="json"),
-        time_limit_minutes=2,
-        result_token_hash="x",
-        status=RunStatus.RUNNING,
-        slurm_job_id=1,
-    )
+    account = make_user("sl-trainee8").cluster_account
+    return make_run(account, disk_target, status=RunStatus.RUNNING, slurm_job_id=1)
 
 
 def test_a_job_over_its_time_limit_is_timed_out_with_the_reason(run) -> None:
