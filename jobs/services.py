@@ -6,6 +6,7 @@ Tasks in jobs/tasks.py are thin wrappers around these functions.
 import hashlib
 import hmac
 import logging
+import math
 import secrets
 import time
 from datetime import datetime, timedelta
@@ -26,11 +27,17 @@ from portal.models import ClusterAccount
 log = logging.getLogger(__name__)
 
 SYNC_SINCE_KEY = "jobs:sync:since"
+# How far ahead a submission may be placed by the rate limit (10 min of a class's burst).
+MAX_SLOT_AHEAD_SECONDS = 600
 SYNC_LOCK_KEY = "jobs:sync:lock"
 
 
 class RateLimited(Exception):
-    """Too many submissions this second; try again shortly."""
+    """Too many submissions now: a slot `delay` seconds ahead is reserved for this one."""
+
+    def __init__(self, delay: float):
+        self.delay = delay
+        super().__init__(f"submission slot reserved in {delay:.1f} s")
 
 
 def token_hash(token: str) -> str:
@@ -76,12 +83,26 @@ def start_run(
 
 
 def _take_submit_slot() -> None:
-    """A global rate limit (Redis): a class clicking at once cannot flood slurmrestd."""
-    window = int(time.time())
-    key = f"jobs:submits:{window}"
-    cache.add(key, 0, timeout=5)
-    if cache.incr(key) > settings.SLURM_SUBMIT_RATE:
-        raise RateLimited
+    """A global rate limit (Redis): a class clicking at once cannot flood slurmrestd.
+
+    Each submission takes a place in the first second, from now on, that has one
+    left; a later one raises RateLimited with the delay to its place. The task waits
+    that long once and then goes ahead (`submit(..., slot_taken=True)`), so a burst
+    of 800 clicks costs 800 retries, not a retry storm."""
+    now = time.time()
+    for ahead in range(MAX_SLOT_AHEAD_SECONDS):
+        second = int(now) + ahead
+        key = f"jobs:submits:{second}"
+        cache.add(key, 0, timeout=ahead + 10)
+        if cache.incr(key) <= settings.SLURM_SUBMIT_RATE:
+            if ahead:
+                raise RateLimited(second - now)
+            return
+    raise RateLimited(60.0)  # no place in sight: look again in a minute
+
+
+def _scheduled_key(run_id: int) -> str:
+    return f"jobs:submit-scheduled:{run_id}"
 
 
 def _claim(run_id: int) -> tuple[BenchmarkRun, bool] | None:
@@ -106,10 +127,18 @@ def _find_job(run: BenchmarkRun) -> SlurmJob | None:
     return next((job for job in jobs if job.name == run.job_name), None)
 
 
-def submit(run_id: int) -> None:
+def submit(run_id: int, *, slot_taken: bool = False) -> None:
     """Hands a queued run to Slurm, exactly once. Transient Slurm errors propagate
     (the task retries); permanent ones fail the run with Slurm's reason."""
-    _take_submit_slot()
+    if not slot_taken:
+        try:
+            _take_submit_slot()
+        except RateLimited as e:
+            # Its task comes back when its place is due: the sync must not enqueue
+            # another one meanwhile.
+            timeout = math.ceil(e.delay) + settings.SUBMIT_LEASE_SECONDS + 1
+            cache.set(_scheduled_key(run_id), 1, timeout=timeout)
+            raise
     claimed = _claim(run_id)
     if claimed is None:
         return
@@ -234,8 +263,11 @@ def _resubmit_stale() -> None:
     stale = BenchmarkRun.objects.filter(status=RunStatus.QUEUED, created_at__lt=lease).exclude(
         submit_attempted_at__gt=lease
     )
-    for run_id in stale.values_list("pk", flat=True)[:100]:
-        submit_run.delay(run_id)
+    run_ids = list(stale.values_list("pk", flat=True)[:100])
+    scheduled = cache.get_many([_scheduled_key(run_id) for run_id in run_ids])
+    for run_id in run_ids:
+        if _scheduled_key(run_id) not in scheduled:
+            submit_run.delay(run_id)
 
 
 # --- results --------------------------------------------------------------------------

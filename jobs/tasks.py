@@ -1,7 +1,5 @@
 """Celery tasks: thin, idempotent, taking ids. The work is in jobs/services.py."""
 
-import random
-
 from celery import shared_task
 from celery.app.task import Task
 
@@ -12,12 +10,12 @@ from jobs.slurm import SlurmError
 # No retry limit: a run waits as long as Slurm is away (it says "queued", and can be
 # cancelled); the sync cycle enqueues again any run whose task was lost.
 @shared_task(bind=True, max_retries=None, throws=(SlurmError,))
-def submit_run(self: Task, run_id: int) -> None:
+def submit_run(self: Task, run_id: int, slot_taken: bool = False) -> None:
     try:
-        services.submit(run_id)
-    except services.RateLimited:
-        # Spread a burst (a class clicking at once) over the next seconds.
-        raise self.retry(countdown=random.uniform(0.5, 3))  # noqa: S311
+        services.submit(run_id, slot_taken=slot_taken)
+    except services.RateLimited as e:
+        # Come back when the reserved place in the rate limit is due.
+        raise self.retry(countdown=e.delay, args=(run_id,), kwargs={"slot_taken": True})
     except SlurmError as e:
         if e.permanent:
             raise

@@ -170,12 +170,13 @@ class SlurmClient:
         return adapters.parse_ping(self.api_version(), body)
 
     def cluster_name(self) -> str:
-        """From the API where it says (v0.0.40+), else from a job's record, else settings."""
-        name = self.ping().cluster
+        """From the API where it says (v0.0.40+), else from settings, else from a
+        job's record (the whole job list: the costly way, last)."""
+        name = self.ping().cluster or settings.SLURM_CLUSTER_NAME
         if not name:
-            jobs = self.jobs(self.service_user)
+            jobs = self.jobs(self.service_user) or []
             name = next((job.cluster for job in jobs if job.cluster), "")
-        return name or settings.SLURM_CLUSTER_NAME
+        return name
 
     def submit(self, user: str, spec: JobSpec) -> int:
         payload = adapters.submit_payload(self.api_version(), spec)

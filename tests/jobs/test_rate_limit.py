@@ -1,0 +1,53 @@
+"""The global submission rate limit: a burst gets places in the coming seconds, one
+wait each, instead of retrying in a loop."""
+
+import time
+
+import pytest
+from django.core.cache import cache
+
+from jobs import services
+
+
+@pytest.fixture
+def empty_limiter(settings, monkeypatch):
+    settings.SLURM_SUBMIT_RATE = 2
+    now = int(time.time()) + 0.25
+    monkeypatch.setattr(services.time, "time", lambda: now)  # no second boundary mid-test
+    cache.delete_many([f"jobs:submits:{int(now) + i}" for i in range(-1, 30)])
+
+
+def test_a_burst_is_spread_over_the_next_seconds(empty_limiter) -> None:
+    delays = []
+    for _ in range(7):
+        try:
+            services._take_submit_slot()
+            delays.append(0.0)
+        except services.RateLimited as e:
+            delays.append(e.delay)
+
+    # Two a second: 2 now, then 2 in each of the next seconds.
+    assert delays[:2] == [0.0, 0.0]
+    assert all(0 < d <= 1 for d in delays[2:4])
+    assert all(1 < d <= 2 for d in delays[4:6])
+    assert 2 < delays[6] <= 3
+
+
+@pytest.mark.django_db
+def test_a_run_waiting_for_its_place_is_not_enqueued_again(
+    empty_limiter, trainee, disk_target, settings, monkeypatch
+) -> None:
+    from tests.runs import make_run
+
+    settings.SUBMIT_LEASE_SECONDS = 0  # every queued run counts as stale at once
+    run = make_run(trainee, disk_target)
+    services._take_submit_slot()
+    services._take_submit_slot()  # this second is full now
+    enqueued = []
+    monkeypatch.setattr("jobs.tasks.submit_run.delay", enqueued.append)
+
+    with pytest.raises(services.RateLimited):
+        services.submit(run.pk)
+    services._resubmit_stale()
+
+    assert enqueued == []
