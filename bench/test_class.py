@@ -43,8 +43,8 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 @pytest.fixture
-def portal_processes(settings):
-    """gunicorn and a Celery worker on the test database, as in production."""
+def portal_processes(settings, tmp_path):
+    """gunicorn, a Celery worker and beat on the test database, as in production."""
     env = {
         **os.environ,
         "DB_NAME": settings.DATABASES["default"]["NAME"],
@@ -82,6 +82,24 @@ def portal_processes(settings):
             env=env,
         ),
     ]
+    # Celery beat runs the sync cycle in the worker, as in production (not in this
+    # process, whose 200 client threads would then compete with it for the GIL).
+    procs.append(
+        subprocess.Popen(
+            [
+                venv / "celery",
+                "-A",
+                "portal",
+                "beat",
+                "--loglevel",
+                "WARNING",
+                "--schedule",
+                str(tmp_path / "celerybeat-schedule"),
+            ],
+            cwd=ROOT,
+            env=env,
+        )
+    )
     for _ in range(100):
         try:
             httpx.get(f"http://127.0.0.1:{PORT}/healthz", timeout=1)
@@ -125,9 +143,7 @@ def session_for(user) -> dict[str, str]:
     return {settings.SESSION_COOKIE_NAME: client.cookies[settings.SESSION_COOKIE_NAME].value}
 
 
-def test_a_class_of_200(
-    portal_processes, sync_loop_only, dev_profile, make_user, make_cluster_account
-) -> None:
+def test_a_class_of_200(portal_processes, dev_profile, make_user, make_cluster_account) -> None:
     base = portal_processes
     instructor = make_user("sl-instructor")
     instructor.user_permissions.add(Permission.objects.get(codename="teach_course"))
