@@ -83,20 +83,3 @@ def browser_type_launch_args(browser_type_launch_args: dict) -> dict:
 def fast_password_hashing(settings) -> None:
     # Real hashing costs ~0.2 s a user; tests make many users and test no hashing.
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-
-
-@pytest.fixture(scope="session")
-def celery_worker_thread(django_db_setup, django_db_blocker) -> Iterator[None]:
-    """One real Celery worker for the whole session, on the test database. Defined
-    here, once: conftests below import tests/runs.py, and a session fixture there
-    would start one worker per folder."""
-    from celery.contrib.testing.worker import start_worker
-
-    from portal.celery import app
-
-    with (
-        django_db_blocker.unblock(),
-        # A task may be waiting on slurmrestd when the session ends: give it time.
-        start_worker(app, perform_ping_check=False, loglevel="WARNING", shutdown_timeout=60),
-    ):
-        yield

@@ -10,6 +10,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 import pytest
+from celery.contrib.testing.worker import start_worker
 from django.contrib.auth.models import User
 from django.core.management import call_command
 from django.db import connection
@@ -18,14 +19,23 @@ from exercises.models import SiteProfile, StorageTarget
 from jobs import services
 from jobs.engines.base import KiB, MiB, Pattern, Workload
 from jobs.models import ACTIVE_STATUSES, BenchmarkRun
+from portal.celery import app
 from portal.models import ClusterAccount
 from tests.conftest import unique_name
 
 
+@pytest.fixture(scope="session")
+def celery_worker_thread(django_db_setup, django_db_blocker) -> Iterator[None]:
+    with (
+        django_db_blocker.unblock(),
+        start_worker(app, perform_ping_check=False, loglevel="WARNING"),
+    ):
+        yield
+
+
 @pytest.fixture
 def live_portal(live_server, settings, celery_worker_thread) -> str:
-    """The portal as jobs see it: results are posted to the live server, and a
-    Celery worker (tests/conftest.py) runs its tasks."""
+    """The portal as jobs see it: results are posted to the live server."""
     settings.PORTAL_CALLBACK_URL = live_server.url
     return live_server.url
 
