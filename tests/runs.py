@@ -28,7 +28,7 @@ from tests.conftest import unique_name
 def celery_worker_thread(django_db_setup, django_db_blocker) -> Iterator[None]:
     with (
         django_db_blocker.unblock(),
-        start_worker(app, perform_ping_check=False, loglevel="WARNING"),
+        start_worker(app, perform_ping_check=False, loglevel="WARNING", shutdown_timeout=60),
     ):
         yield
 
