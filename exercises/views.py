@@ -25,7 +25,7 @@ def exercise_list(request: HttpRequest) -> HttpResponse:
 
 @login_required
 def exercise_detail(request: HttpRequest, key: str) -> HttpResponse:
-    exercise = lab.get_exercise(lab.active_profile(), key)
+    exercise = lab.get_exercise(key)
     if request.htmx:
         return _runs_panel(request, exercise)
     form = StartRunsForm(profile=exercise.profile)
@@ -35,7 +35,7 @@ def exercise_detail(request: HttpRequest, key: str) -> HttpResponse:
 @require_POST
 @login_required
 def exercise_start(request: HttpRequest, key: str) -> HttpResponse:
-    exercise = lab.get_exercise(lab.active_profile(), key)
+    exercise = lab.get_exercise(key)
     form = StartRunsForm(request.POST, profile=exercise.profile)
     notice = _start_runs(request, exercise, form)
     failed = notice["level"] == "error"

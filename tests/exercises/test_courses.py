@@ -259,3 +259,44 @@ def test_runs_started_in_the_lab_count_for_the_course_within_its_cap(client, peo
     # A target outside the course's lab runs outside the course.
     client.post("/lab/2a/runs", {"targets": ["home"]})
     assert BenchmarkRun.objects.get(user=people["trainee"], target__key="home").course is None
+
+
+HTMX = {"HX-Request": "true"}
+
+
+def test_a_classmates_run_moving_leaves_my_panel_alone_but_their_result_does_not(
+    client, people
+) -> None:
+    """The lab panel redraws for the class only when the class median can move."""
+    course, classmate = people["course"], people["classmate"]
+    client.force_login(people["trainee"])
+    add_run(course, people["trainee"], "1a", "scratch", None, status=RunStatus.RUNNING)
+    etag = client.get("/lab/1a/", headers=HTMX)["ETag"]
+    theirs = add_run(course, classmate, "1a", "scratch", None, status=RunStatus.PENDING)
+    BenchmarkRun.objects.filter(pk=theirs.pk).update(
+        status=RunStatus.RUNNING, updated_at=timezone.now()
+    )
+
+    assert client.get("/lab/1a/", headers=HTMX | {"If-None-Match": etag}).status_code == 304
+
+    RunResult.objects.create(run=theirs, engine="fio", processes=1, write_bytes_per_s=2**30)
+    redrawn = client.get("/lab/1a/", headers=HTMX | {"If-None-Match": etag})
+    assert redrawn.status_code == 200
+    assert "1024.0" in redrawn.content.decode()  # the class median on $SCRATCH
+
+
+def test_an_unchanged_class_grid_is_answered_with_304(client, people) -> None:
+    course, trainee = people["course"], people["trainee"]
+    client.force_login(people["instructor"])
+    url = f"/courses/{course.pk}/overview"
+    etag = client.get(url, headers=HTMX)["ETag"]
+    assert client.get(url, headers=HTMX | {"If-None-Match": etag}).status_code == 304
+
+    run = add_run(course, trainee, "1a", "scratch", None, status=RunStatus.PENDING)
+    moved = client.get(url, headers=HTMX | {"If-None-Match": etag})
+    assert moved.status_code == 200 and "pending" in moved.content.decode()
+    etag = moved["ETag"]
+
+    BenchmarkRun.objects.filter(pk=run.pk).update(course=None)  # as a reset does
+    reset = client.get(url, headers=HTMX | {"If-None-Match": etag})
+    assert reset.status_code == 200 and "pending" not in reset.content.decode()
