@@ -243,16 +243,18 @@ def sync() -> int | None:
 
 
 def _job_vanished(run: BenchmarkRun) -> None:
-    """Slurm no longer lists the job (purged, or slurmctld lost its state)."""
-    if run.result_received_at:
-        transition(run.pk, RunStatus.COMPLETED, status_reason="")
-        return
-    transition(
+    """Slurm no longer lists the job (purged, or slurmctld lost its state). Lost,
+    unless its output came back: checked in the UPDATE itself, as the output may
+    arrive while this cycle runs (and if it comes later, `ingest` brings it back)."""
+    lost = transition(
         run.pk,
         RunStatus.LOST,
+        provided={"result_received_at__isnull": True},
         status_reason=f"Slurm no longer knows job {run.slurm_job_id}, and no result came "
         f"back. Its output file, if any, is in {run.target_directory}.",
     )
+    if not lost:
+        transition(run.pk, RunStatus.COMPLETED, status_reason="")
 
 
 def _resubmit_stale() -> None:
@@ -311,6 +313,7 @@ def ingest(run_id: int) -> None:
         BenchmarkRun.objects.filter(pk=run.pk).update(
             parse_error=f"{e}{exit_note}", updated_at=timezone.now()
         )
+        _found(run)
         return
     RunResult.objects.get_or_create(
         run=run,
@@ -326,8 +329,12 @@ def ingest(run_id: int) -> None:
         },
     )
     BenchmarkRun.objects.filter(pk=run.pk).update(updated_at=timezone.now())
-    # A run the sync had given up on did finish after all. (Active runs are left
-    # to the sync: Slurm has the last word on how the job ended.)
+    _found(run)
+
+
+def _found(run: BenchmarkRun) -> None:
+    """A run the sync had given up on did finish after all: its output came. (Active
+    runs are left to the sync: Slurm has the last word on how the job ended.)"""
     transition(run.pk, RunStatus.COMPLETED, only_from=(RunStatus.LOST,), status_reason="")
 
 

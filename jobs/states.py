@@ -44,12 +44,16 @@ FROM_SLURM: dict[JobState, RunStatus] = {
 
 
 def transition(
-    run_id: int, to: RunStatus, *, only_from: tuple[RunStatus, ...] | None = None, **fields: Any
+    run_id: int,
+    to: RunStatus,
+    *,
+    only_from: tuple[RunStatus, ...] | None = None,
+    provided: dict[str, Any] | None = None,
+    **fields: Any,
 ) -> bool:
     """Move run `run_id` to `to` if its current status allows (and is one of
-    `only_from`, when given); True if it moved."""
+    `only_from`, when given, and its row matches the `provided` lookups, checked in
+    the same UPDATE); True if it moved."""
     sources = [s for s in SOURCES[to] if only_from is None or s in only_from]
-    updated = BenchmarkRun.objects.filter(pk=run_id, status__in=sources).update(
-        status=to, updated_at=timezone.now(), **fields
-    )
-    return updated == 1
+    runs = BenchmarkRun.objects.filter(pk=run_id, status__in=sources, **(provided or {}))
+    return runs.update(status=to, updated_at=timezone.now(), **fields) == 1

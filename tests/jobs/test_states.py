@@ -5,6 +5,7 @@ import json
 from pathlib import Path
 
 import pytest
+from django.utils import timezone
 
 from jobs import services
 from jobs.models import BenchmarkRun, RunStatus
@@ -75,3 +76,32 @@ def test_a_completed_run_without_result_says_so_after_the_grace_period(run, sett
     assert not run.result_missing
     settings.RESULT_GRACE_SECONDS = 0
     assert run.result_missing
+
+
+def test_a_run_whose_output_arrives_while_the_sync_finds_its_job_gone_is_not_lost(run) -> None:
+    """The sync reads the run, then the output is posted, then the sync sees that
+    Slurm has forgotten the job: the run completed; it must not be left lost."""
+    as_the_sync_read_it = BenchmarkRun.objects.get(pk=run.pk)
+    BenchmarkRun.objects.filter(pk=run.pk).update(
+        result_received_at=timezone.now(), raw_output="{}"
+    )
+
+    services._job_vanished(as_the_sync_read_it)
+
+    run.refresh_from_db()
+    assert run.status == RunStatus.COMPLETED
+
+
+def test_a_lost_run_whose_garbled_output_arrives_is_completed_with_the_parse_error(run) -> None:
+    services._job_vanished(run)
+    run.refresh_from_db()
+    assert run.status == RunStatus.LOST
+    BenchmarkRun.objects.filter(pk=run.pk).update(
+        result_received_at=timezone.now(), raw_output='{"jobs": [{"write"'
+    )
+
+    services.ingest(run.pk)
+
+    run.refresh_from_db()
+    assert run.status == RunStatus.COMPLETED
+    assert run.parse_error and not hasattr(run, "result")
