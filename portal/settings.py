@@ -183,6 +183,8 @@ SUBMIT_LEASE_SECONDS = envint("SUBMIT_LEASE_SECONDS", "30")
 SITE_PROFILE = os.getenv("SITE_PROFILE", "dev")
 # Runs a user may have going at once (queued, pending or running).
 MAX_ACTIVE_RUNS_PER_USER = envint("MAX_ACTIVE_RUNS_PER_USER", "8")
+# How often a trainee's lab panel takes in the class's new results (their own: at once).
+CLASS_REFRESH_SECONDS = envint("CLASS_REFRESH_SECONDS", "10")
 
 # Benchmark runs. Jobs post their output to PORTAL_CALLBACK_URL, which compute
 # nodes must reach.
