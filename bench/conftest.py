@@ -5,7 +5,6 @@ import json
 from pathlib import Path
 
 from tests.conftest import *  # noqa: F403
-from tests.runs import *  # noqa: F403
 
 RESULTS = Path(__file__).parent / "results"
 

@@ -5,7 +5,6 @@ job names and directories of its own, so order and leftovers never matter.
 """
 
 import os
-import secrets
 import subprocess
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -14,6 +13,7 @@ import pytest
 from django.contrib.auth.models import User
 
 from portal.models import ClusterAccount
+from tests.names import unique_name
 
 # Playwright's sync API and the live server share the test process.
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
@@ -21,10 +21,6 @@ os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
 ROOT = Path(__file__).resolve().parent.parent
 ACCOUNT_SCRIPT = ROOT / "docker" / "slurm" / "account.sh"
 DISK_ROOT = Path(os.getenv("STORAGELAB_DISK_ROOT", "/srv/storagelab"))
-
-
-def unique_name(prefix: str) -> str:
-    return f"{prefix}-{secrets.token_hex(4)}"
 
 
 @pytest.fixture
@@ -83,3 +79,8 @@ def browser_type_launch_args(browser_type_launch_args: dict) -> dict:
 def fast_password_hashing(settings) -> None:
     # Real hashing costs ~0.2 s a user; tests make many users and test no hashing.
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+# The live-cluster fixtures (a Celery worker, the live portal, the sync loop, the dev
+# profile), defined once here so that session-scoped ones start once per session.
+from tests.runs import *  # noqa: E402, F403

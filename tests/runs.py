@@ -21,7 +21,7 @@ from jobs.engines.base import KiB, MiB, Pattern, Workload
 from jobs.models import ACTIVE_STATUSES, BenchmarkRun
 from portal.celery import app
 from portal.models import ClusterAccount
-from tests.conftest import unique_name
+from tests.names import unique_name
 
 
 @pytest.fixture(scope="session")

@@ -10,7 +10,7 @@ from django.conf import settings
 from jobs.slurm import JobSpec, SlurmAuthError, SlurmClient, SlurmError, SlurmJob, get_client
 from jobs.slurm.auth import StaticToken
 from jobs.slurm.models import JobState
-from tests.conftest import unique_name
+from tests.names import unique_name
 
 
 def wait_until_finished(

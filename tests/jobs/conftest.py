@@ -1,1 +1,0 @@
-from tests.runs import *  # noqa: F403
