@@ -6,8 +6,8 @@ instructor polls the course overview every 3 s. The portal runs as in production
 gunicorn and a Celery worker in processes of their own, on the test database.
 Bounded: it stops when every run has ended, or after 15 minutes.
 Targets: p95 page latency < 300 ms, 0 errors, all 800 runs final, none duplicated.
-The latency target is checked while the jobs wait (see the phases below); the
-figures with the jobs running beside the portal on the same 2 cores are reported.
+The latency target holds in both phases (see below): while the jobs wait in Slurm,
+and while they run beside the portal on the same 2 cores.
 """
 
 import os
@@ -273,7 +273,8 @@ def test_a_class_of_200(portal_processes, dev_profile, make_user, make_cluster_a
     assert statuses.get("completed") == TRAINEES * RUNS_EACH
     assert figures["duplicate_job_ids"] == 0
     assert not recorder.errors
-    assert figures["pages"]["node held"]["all"]["p95_ms"] < 300
+    for phase in ("node held", "node running"):
+        assert figures["pages"][phase]["all"]["p95_ms"] < 300, phase
 
 
 def set_partition(state: str) -> None:
