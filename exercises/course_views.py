@@ -118,8 +118,8 @@ def course_overview(request: HttpRequest, pk: int) -> HttpResponse:
     etag = f'"{courses.overview_version(course)}"'
     if request.htmx and course.is_open and request.headers.get("If-None-Match") == etag:
         return HttpResponseNotModified(headers={"ETag": etag})
-    enrollments, columns, cells = courses.grid(course)
     figures = courses.class_figures(course)
+    enrollments, columns, cells = courses.grid(course, figures)
     ctx = {
         "course": course,
         "enrollments": enrollments,

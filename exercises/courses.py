@@ -11,7 +11,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db.models import Count, Max, QuerySet
 from django.http import Http404
 
-from exercises.models import Course, Enrollment, Exercise, ReferenceResult, StorageTarget
+from exercises.models import Course, Exercise, ReferenceResult, StorageTarget
 from jobs.models import ACTIVE_STATUSES, BenchmarkRun, RunResult
 
 MiB = 2**20
@@ -55,17 +55,21 @@ def overview_version(course: Course) -> str:
     return f"{runs['n']}-{at}-{joined['n']}-{joined['newest'] or 0}"
 
 
-def open_course_for(user: AbstractBaseUser, exercise: Exercise, target: StorageTarget):
-    """The open course a new run of `exercise` on `target` counts for, if any."""
-    for enrollment in Enrollment.objects.filter(user=user).select_related("course"):
-        course = enrollment.course
-        if (
-            course.is_open
-            and course.exercises.filter(pk=exercise.pk).exists()
-            and course.targets.filter(pk=target.pk).exists()
-        ):
-            return course
-    return None
+def open_courses_for(
+    user: AbstractBaseUser, exercise: Exercise, targets: list[StorageTarget]
+) -> dict[int, Course | None]:
+    """Target id -> the open course a new run of `exercise` on it counts for, if
+    any: the first one joined among those teaching both (2 queries)."""
+    joined = (
+        Course.objects.filter(enrollments__user=user, exercises=exercise)
+        .order_by("enrollments__joined_at")
+        .prefetch_related("targets")
+    )
+    open_courses = [course for course in joined if course.is_open]
+    return {
+        target.pk: next((c for c in open_courses if target in c.targets.all()), None)
+        for target in targets
+    }
 
 
 def active_runs_in(course: Course, user: AbstractBaseUser) -> int:
@@ -119,27 +123,29 @@ def class_figures(course: Course) -> dict[tuple[int, int], ClassFigures]:
     return figures
 
 
-def grid(course: Course) -> tuple[list, list[tuple[Exercise, StorageTarget]], dict]:
-    """Participants x (exercise, target): each cell the participant's latest run."""
-    columns = [(e, t) for e in course.exercises.all() for t in course.targets.all()]
+def grid(
+    course: Course, figures: dict[tuple[int, int], ClassFigures]
+) -> tuple[list, list[tuple[Exercise, StorageTarget]], dict]:
+    """Participants x (exercise, target): each cell the participant's latest run,
+    flagged when far from the class median in `figures`."""
+    targets = list(course.targets.all())
+    columns = [(e, t) for e in course.exercises.all() for t in targets]
     enrollments = list(course.enrollments.select_related("user__cluster_account"))
-    figures = class_figures(course)
     cells: dict[tuple[int, int, int], Cell] = defaultdict(Cell)
     runs = (
         BenchmarkRun.objects.filter(course=course)
-        .select_related("result")
         .order_by("created_at")
-        .only("user_id", "exercise_id", "target_id", "status", "key", "result__write_bytes_per_s")
+        .values_list(
+            "user_id", "exercise_id", "target_id", "status", "key", "result__write_bytes_per_s"
+        )
     )
-    for run in runs:  # oldest first: the latest run of each cell wins
-        result = getattr(run, "result", None)
-        mib_s = result.write_bytes_per_s / MiB if result and result.write_bytes_per_s else None
-        median = figures.get((run.exercise_id, run.target_id))
-        median = median.median if median else None
+    medians = {key: figures.median for key, figures in figures.items()}
+    # Oldest first: the latest run of each cell wins.
+    for user_id, exercise_id, target_id, status, key, bytes_per_s in runs:
+        mib_s = bytes_per_s / MiB if bytes_per_s else None
+        median = medians.get((exercise_id, target_id))
         outlier = bool(
             mib_s and median and not (1 / OUTLIER_FACTOR <= mib_s / median <= OUTLIER_FACTOR)
         )
-        cells[(run.user_id, run.exercise_id, run.target_id)] = Cell(
-            run.status, mib_s, str(run.key), outlier
-        )
+        cells[(user_id, exercise_id, target_id)] = Cell(status, mib_s, str(key), outlier)
     return enrollments, columns, cells

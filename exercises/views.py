@@ -86,7 +86,7 @@ def _panel_context(request: HttpRequest, exercise: Exercise) -> dict:
 
 def _start_runs(request: HttpRequest, exercise: Exercise, form: StartRunsForm) -> dict:
     """Starts one run per chosen target, or none at all; says which, and why."""
-    account = ClusterAccount.objects.filter(user=request.user).first()
+    account = ClusterAccount.objects.select_related("user").filter(user=request.user).first()
     if account is None:
         return _error(
             "Your portal login has no cluster account, so no job can run for you. "
@@ -105,7 +105,8 @@ def _start_runs(request: HttpRequest, exercise: Exercise, form: StartRunsForm) -
     problems = [quota_problem(account, target, exercise.workload) for target in targets]
     if any(problems):
         return _error(" ".join(p for p in problems if p))
-    plan = [(target, courses.open_course_for(request.user, exercise, target)) for target in targets]
+    course_for = courses.open_courses_for(request.user, exercise, targets)
+    plan = [(target, course_for[target.pk]) for target in targets]
     for course in {course for _, course in plan if course}:
         asked = sum(1 for _, c in plan if c == course)
         going = courses.active_runs_in(course, request.user)

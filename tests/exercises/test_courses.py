@@ -261,6 +261,17 @@ def test_runs_started_in_the_lab_count_for_the_course_within_its_cap(client, peo
     assert BenchmarkRun.objects.get(user=people["trainee"], target__key="home").course is None
 
 
+def test_a_run_counts_for_no_closed_course(client, people) -> None:
+    course = people["course"]
+    course.closes_at = timezone.now() - timedelta(minutes=1)
+    course.save()
+    client.force_login(people["trainee"])
+
+    client.post("/lab/2a/runs", {"targets": ["tmp"]})
+
+    assert BenchmarkRun.objects.get(user=people["trainee"], exercise__key="2a").course is None
+
+
 HTMX = {"HX-Request": "true"}
 
 
