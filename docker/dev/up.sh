@@ -63,8 +63,10 @@ cd "$STORAGELAB_ROOT"
 "$VENV/bin/python" manage.py create_demo_accounts
 
 # --- Celery worker and beat -----------------------------------------------------
-start_bg celery-worker "$VENV/bin/celery" -A portal worker --loglevel INFO --concurrency 2 &&
-  started celery-worker
-start_bg celery-beat "$VENV/bin/celery" -A portal beat --loglevel INFO \
+# Below the web server's priority: when a class clicks at once, pages answer first
+# and the submissions (rate-limited anyway) take the CPU that is left.
+start_bg celery-worker nice -n 10 "$VENV/bin/celery" -A portal worker --loglevel INFO \
+  --concurrency 2 && started celery-worker
+start_bg celery-beat nice -n 10 "$VENV/bin/celery" -A portal beat --loglevel INFO \
   --schedule "$STATE_DIR/celerybeat-schedule" && started celery-beat
 true
