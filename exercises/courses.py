@@ -139,7 +139,7 @@ def grid(
             "user_id", "exercise_id", "target_id", "status", "key", "result__write_bytes_per_s"
         )
     )
-    medians = {key: figures.median for key, figures in figures.items()}
+    medians = {cell: class_cell.median for cell, class_cell in figures.items()}
     # Oldest first: the latest run of each cell wins.
     for user_id, exercise_id, target_id, status, key, bytes_per_s in runs:
         mib_s = bytes_per_s / MiB if bytes_per_s else None
