@@ -76,10 +76,12 @@ fi
 id "$REST_USER" >/dev/null 2>&1 ||
   useradd --system --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin "$REST_USER"
 if ! alive "$RUN_DIR/slurmrestd.pid"; then
-  spawn "$RUN_DIR/slurmrestd.pid" "$LOG_DIR/slurmrestd.log" \
+  # It runs in the foreground: from /, not from the checkout. slurmrestd 22.05 exits
+  # on the next job submission once its working directory is gone (a removed clone).
+  (cd / && spawn "$RUN_DIR/slurmrestd.pid" "$LOG_DIR/slurmrestd.log" \
     env SLURM_JWT=daemon /usr/sbin/slurmrestd -a rest_auth/jwt \
     -s openapi/v0.0.36,openapi/v0.0.37,openapi/v0.0.38 \
-    -u "$REST_USER" -g "$REST_USER" "$REST_ADDR"
+    -u "$REST_USER" -g "$REST_USER" "$REST_ADDR")
   wait_for slurmrestd 20 bash -c "exec 3<>/dev/tcp/${REST_ADDR%:*}/${REST_ADDR#*:}"
   say "started slurmrestd on $REST_ADDR (pid $(cat "$RUN_DIR/slurmrestd.pid"))"
 fi
