@@ -29,6 +29,8 @@ log = logging.getLogger(__name__)
 SYNC_SINCE_KEY = "jobs:sync:since"
 # How far ahead a submission may be placed by the rate limit (10 min of a class's burst).
 MAX_SLOT_AHEAD_SECONDS = 600
+# The first second that may still have a place (every earlier one is full).
+SUBMIT_FRONTIER_KEY = "jobs:submits:frontier"
 SYNC_LOCK_KEY = "jobs:sync:lock"
 
 
@@ -88,14 +90,20 @@ def _take_submit_slot() -> None:
     Each submission takes a place in the first second, from now on, that has one
     left; a later one raises RateLimited with the delay to its place. The task waits
     that long once and then goes ahead (`submit(..., slot_taken=True)`), so a burst
-    of 800 clicks costs 800 retries, not a retry storm."""
+    of 800 clicks costs 800 retries, not a retry storm. The search starts at the
+    first second not known to be full, so the 800th click does not probe 80."""
     now = time.time()
-    for ahead in range(MAX_SLOT_AHEAD_SECONDS):
-        second = int(now) + ahead
+    first = max(int(now), cache.get(SUBMIT_FRONTIER_KEY, 0))
+    for second in range(first, int(now) + MAX_SLOT_AHEAD_SECONDS):
         key = f"jobs:submits:{second}"
-        cache.add(key, 0, timeout=ahead + 10)
-        if cache.incr(key) <= settings.SLURM_SUBMIT_RATE:
-            if ahead:
+        expires = second - int(now) + 10
+        cache.add(key, 0, timeout=expires)
+        taken = cache.incr(key)
+        if taken <= settings.SLURM_SUBMIT_RATE:
+            if taken == settings.SLURM_SUBMIT_RATE:
+                # A racing worker may set an older frontier: it only searches longer.
+                cache.set(SUBMIT_FRONTIER_KEY, second + 1, timeout=expires)
+            if second > int(now):
                 raise RateLimited(second - now)
             return
     raise RateLimited(60.0)  # no place in sight: look again in a minute

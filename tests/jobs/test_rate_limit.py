@@ -14,7 +14,8 @@ def empty_limiter(settings, monkeypatch):
     settings.SLURM_SUBMIT_RATE = 2
     now = int(time.time()) + 0.25
     monkeypatch.setattr(services.time, "time", lambda: now)  # no second boundary mid-test
-    cache.delete_many([f"jobs:submits:{int(now) + i}" for i in range(-1, 30)])
+    keys = [f"jobs:submits:{int(now) + i}" for i in range(-1, 30)]
+    cache.delete_many([*keys, services.SUBMIT_FRONTIER_KEY])
 
 
 def test_a_burst_is_spread_over_the_next_seconds(empty_limiter) -> None:
