@@ -13,6 +13,7 @@ from django.utils import timezone
 
 from exercises.models import Course, Enrollment
 from jobs.models import BenchmarkRun, RunResult, RunStatus
+from tests.runs import make_run
 
 pytestmark = pytest.mark.django_db
 
@@ -55,16 +56,12 @@ def make_course(profile, instructor, title: str) -> Course:
 
 def add_run(course, user, exercise, target, mib_s, status=RunStatus.COMPLETED) -> BenchmarkRun:
     exercise = course.exercises.get(key=exercise)
-    run = BenchmarkRun.objects.create(
-        user=user,
-        cluster_username=user.cluster_account.username,
-        target=course.targets.get(key=target),
+    run = make_run(
+        user.cluster_account,
+        course.targets.get(key=target),
         exercise=exercise,
         course=course,
-        target_directory="/x",
         workload=exercise.workload.model_dump(mode="json"),
-        time_limit_minutes=2,
-        result_token_hash="x",
         status=status,
         slurm_job_id=4242,
     )
