@@ -34,5 +34,7 @@
   }
 
   document.addEventListener("DOMContentLoaded", () => drawAll(document));
-  document.addEventListener("htmx:afterSettle", (event) => drawAll(event.target));
+  // afterSwap fires on the new content in the same task that inserts it, so a
+  // redrawn canvas is never on screen without its chart (afterSettle comes ~20 ms later).
+  document.addEventListener("htmx:afterSwap", (event) => drawAll(event.target));
 })();

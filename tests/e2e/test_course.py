@@ -43,10 +43,11 @@ def test_an_instructor_watches_two_trainees_run_a_course(
     expect(grid.locator("td.cell .status.completed")).to_have_count(4, timeout=90_000)
     for trainee in trainees:
         expect(grid).to_contain_text(trainee.username)
-    medians = teacher.evaluate(
+    # The chart is drawn when htmx settles, a moment after the cells are swapped in.
+    medians = teacher.wait_for_function(
         "() => Chart.getChart(document.querySelector('canvas[data-chart=class-1a]'))"
-        ".data.datasets[0].data"
-    )
+        "?.data.datasets[0].data"
+    ).json_value()
     assert len(medians) == 2 and all(m > 0 for m in medians)
     ARTIFACTS.mkdir(exist_ok=True)
     teacher.screenshot(path=ARTIFACTS / "course-overview.png", full_page=True)

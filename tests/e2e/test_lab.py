@@ -39,12 +39,12 @@ def test_a_trainee_runs_1a_on_two_targets_and_compares(
     # Both runs finish while the page polls; nobody reloads it.
     expect(panel.locator(".status.completed")).to_have_count(2, timeout=60_000)
     expect(panel.locator("tbody tr[data-run] td.num").first).not_to_have_text("–")
-    chart = page.evaluate(
+    chart = page.wait_for_function(
         """() => {
             const c = Chart.getChart(document.querySelector('canvas[data-chart]'));
-            return {labels: c.data.labels, sets: c.data.datasets.map(d => [d.label, d.data])};
+            return c && {labels: c.data.labels, sets: c.data.datasets.map(d => [d.label, d.data])};
         }"""
-    )
+    ).json_value()
     mine = dict(zip(chart["labels"], dict(chart["sets"])["My runs (median)"], strict=True))
     assert mine[scratch.name] > 0 and mine[tmp.name] > 0
     reference = dict(zip(chart["labels"], dict(chart["sets"])["Site reference"], strict=True))
