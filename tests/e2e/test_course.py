@@ -43,7 +43,7 @@ def test_an_instructor_watches_two_trainees_run_a_course(
     expect(grid.locator("td.cell .status.completed")).to_have_count(4, timeout=90_000)
     for trainee in trainees:
         expect(grid).to_contain_text(trainee.username)
-    # The chart is drawn when htmx settles, a moment after the cells are swapped in.
+    # Wait for the chart rather than read it once: a redraw may be under way.
     medians = teacher.wait_for_function(
         "() => Chart.getChart(document.querySelector('canvas[data-chart=class-1a]'))"
         "?.data.datasets[0].data"
