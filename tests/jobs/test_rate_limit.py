@@ -7,6 +7,7 @@ import pytest
 from django.core.cache import cache
 
 from jobs import services
+from tests.runs import make_run
 
 
 @pytest.fixture
@@ -38,8 +39,6 @@ def test_a_burst_is_spread_over_the_next_seconds(empty_limiter) -> None:
 def test_a_run_waiting_for_its_place_is_not_enqueued_again(
     empty_limiter, trainee, disk_target, settings, monkeypatch
 ) -> None:
-    from tests.runs import make_run
-
     settings.SUBMIT_LEASE_SECONDS = 0  # every queued run counts as stale at once
     run = make_run(trainee, disk_target)
     services._take_submit_slot()
