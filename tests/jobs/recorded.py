@@ -23,7 +23,7 @@ from jobs.slurm import SlurmClient
 from jobs.slurm.adapters import API_VERSIONS
 from jobs.slurm.auth import Auth, StaticToken
 
-RECORDINGS = Path(__file__).resolve().parents[3] / "shared" / "slurmrestd"
+RECORDINGS = Path(__file__).resolve().parent / "slurmrestd"
 JOB_STATES = ("completed", "failed", "pending", "running", "timeout")
 TOKEN = "recorded-test-token"
 SPEC_URI = "urn:slurmrestd-openapi"
@@ -97,16 +97,23 @@ class Recording:
 
 
 def _all() -> list[Recording]:
-    return sorted(
+    found = sorted(
         Recording(folder.parent.name, f"v{folder.name}")
         for folder in RECORDINGS.glob("*/0.0.*")
         if folder.is_dir()
     )
+    if not found:
+        # Parametrizing over nothing would pass every recorded test without running one.
+        raise FileNotFoundError(f"no recorded slurmrestd responses under {RECORDINGS}")
+    return found
 
 
 def recordings(*names: str) -> list[Recording]:
-    """Every recorded pair that has all these files."""
-    return [r for r in _all() if all(r.has(n) for n in names)]
+    """Every recorded pair that has all these files (at least one, or it raises)."""
+    found = [r for r in _all() if all(r.has(n) for n in names)]
+    if not found:
+        raise FileNotFoundError(f"no recording under {RECORDINGS} has {', '.join(names)}")
+    return found
 
 
 def recorded(*names: str) -> list[Any]:

@@ -1,9 +1,6 @@
 """How Slurm's word moves a run, and what the user is told (recorded responses of
 newer Slurm releases stand in for states the dev cluster cannot reach quickly)."""
 
-import json
-from pathlib import Path
-
 import pytest
 from django.utils import timezone
 
@@ -11,16 +8,14 @@ from jobs import services
 from jobs.models import BenchmarkRun, RunStatus
 from jobs.slurm.adapters import parse_job
 from jobs.states import transition
+from tests.jobs.recorded import find
 from tests.runs import make_run
 
 pytestmark = pytest.mark.django_db
 
-RECORDED = Path(__file__).resolve().parents[3] / "shared" / "slurmrestd" / "25.11" / "0.0.44"
-
 
 def recorded_job(state: str):
-    body = json.loads((RECORDED / f"slurm-job-{state}.json").read_text())
-    return parse_job(body["jobs"][0])
+    return parse_job(find("25.11-v0.0.44").raw_job(state))
 
 
 @pytest.fixture
