@@ -15,15 +15,17 @@ from pathlib import Path
 
 import httpx
 import pytest
+from django.core.cache import cache
 from django.utils import timezone
 
 from bench.conftest import write_results
-from jobs import services
 from jobs.engines import Target
 from jobs.engines.base import MiB, Pattern, Workload
 from jobs.engines.fio import Fio
 from jobs.models import BenchmarkRun, RunStatus
 from jobs.slurm import get_client
+from jobs.submission import start_run
+from jobs.sync import SYNC_SINCE_KEY, sync
 from tests.runs import follow, small_workload
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -59,14 +61,14 @@ def test_requests_per_sync_cycle(trainee, disk_target, active) -> None:
         )
         for i in range(active)
     )
-    services.cache.delete(services.SYNC_SINCE_KEY)
+    cache.delete(SYNC_SINCE_KEY)
     get_client().api_version()  # discovery is once per process, not per cycle
     seen = count_requests()
     cycles = []
     for _ in range(3):  # the first cycle fetches everything, later ones may get a 304
         before = len(seen)
         started = time.perf_counter()
-        services.sync()
+        sync()
         cycles.append({"requests": len(seen) - before, "seconds": time.perf_counter() - started})
     FIGURES.setdefault("requests_per_sync_cycle", {})[str(active)] = cycles
     assert all(cycle["requests"] == 1 for cycle in cycles)
@@ -75,7 +77,7 @@ def test_requests_per_sync_cycle(trainee, disk_target, active) -> None:
 def test_submission_and_result_latency(live_portal, trainee, disk_target) -> None:
     runs = []
     for _ in range(10):
-        runs.append(services.start_run(trainee, disk_target, small_workload()))
+        runs.append(start_run(trainee, disk_target, small_workload()))
         time.sleep(0.3)
     done = follow(*runs, timeout=180)
 
@@ -105,7 +107,7 @@ def test_fidelity_portal_vs_direct(live_portal, trainee, disk_target, tmpfs_targ
     for i in range(5):
         # Each measurement starts with no dirty pages of the previous one.
         subprocess.run(["sync"], check=True)
-        run = services.start_run(trainee, target, FIDELITY_WORKLOAD, time_limit_minutes=5)
+        run = start_run(trainee, target, FIDELITY_WORKLOAD, time_limit_minutes=5)
         (run,) = follow(run, timeout=300)
         portal.append(run.result.write_bytes_per_s / MiB)
         subprocess.run(["sync"], check=True)

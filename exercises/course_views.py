@@ -20,9 +20,9 @@ from django_htmx.http import HttpResponseStopPolling
 from exercises import courses, lab
 from exercises.forms import CourseForm, JoinCourseForm
 from exercises.models import Course, Enrollment
-from jobs import services
 from jobs.models import ACTIVE_STATUSES, BenchmarkRun
 from jobs.slurm import SlurmError
+from jobs.submission import cancel
 from portal.models import ClusterAccount
 
 
@@ -186,7 +186,7 @@ def participant_action(request: HttpRequest, pk: int, user_id: int, action: str)
     failed = 0
     for run in runs.filter(status__in=ACTIVE_STATUSES):
         try:
-            services.cancel(run)
+            cancel(run)
         except SlurmError:
             failed += 1
     if action == "reset":

@@ -1,4 +1,3 @@
-from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse, HttpResponseNotModified
@@ -6,14 +5,12 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 from django_htmx.http import HttpResponseStopPolling
 
-from exercises import courses, lab
+from exercises import lab
 from exercises.advisor import Access, FileShape, Question, advise
 from exercises.forms import AdvisorForm, StartRunsForm
 from exercises.models import Exercise
-from exercises.quota.checks import quota_problem
-from jobs import services
-from jobs.models import ACTIVE_STATUSES, BenchmarkRun
-from portal.models import ClusterAccount
+from exercises.start import StartRefused, start_runs
+from jobs.models import ACTIVE_STATUSES
 
 
 @login_required
@@ -85,53 +82,16 @@ def _panel_context(request: HttpRequest, exercise: Exercise) -> dict:
 
 
 def _start_runs(request: HttpRequest, exercise: Exercise, form: StartRunsForm) -> dict:
-    """Starts one run per chosen target, or none at all; says which, and why."""
-    account = ClusterAccount.objects.select_related("user").filter(user=request.user).first()
-    if account is None:
-        return _error(
-            "Your portal login has no cluster account, so no job can run for you. "
-            "Ask your instructor or the HPC support team to link one."
-        )
+    """Starts one run per chosen target, or none at all: the notice says which, or why."""
     if not form.is_valid():
-        return _error(" ".join(form.errors.get("targets", ["Invalid choice."])))
+        return {"level": "error", "text": " ".join(form.errors.get("targets", ["Invalid choice."]))}
     targets = form.chosen_targets()
-    active = BenchmarkRun.objects.filter(user=request.user, status__in=ACTIVE_STATUSES).count()
-    limit = settings.MAX_ACTIVE_RUNS_PER_USER
-    if active + len(targets) > limit:
-        return _error(
-            f"You have {active} run(s) still going and asked for {len(targets)} more; at most "
-            f"{limit} may run at once. Wait for some to finish, or cancel one, then try again."
-        )
-    problems = [quota_problem(account, target, exercise.workload) for target in targets]
-    if any(problems):
-        return _error(" ".join(p for p in problems if p))
-    course_for = courses.open_courses_for(request.user, exercise, targets)
-    plan = [(target, course_for[target.pk]) for target in targets]
-    for course in {course for _, course in plan if course}:
-        asked = sum(1 for _, c in plan if c == course)
-        going = courses.active_runs_in(course, request.user)
-        if going + asked > course.max_active_runs:
-            return _error(
-                f"In {course.title} each trainee may have {course.max_active_runs} run(s) "
-                f"going at once; you have {going} and asked for {asked} more. Wait for some "
-                "to finish, then try again."
-            )
-    for target, course in plan:
-        services.start_run(
-            account,
-            target,
-            exercise.workload,
-            engine=exercise.profile.engine,
-            time_limit_minutes=exercise.time_limit_minutes,
-            exercise=exercise,
-            course=course,
-        )
+    try:
+        start_runs(request.user, exercise, targets)
+    except StartRefused as refused:
+        return {"level": "error", "text": str(refused)}
     names = ", ".join(t.name for t in targets)
     return {"level": "info", "text": f"Started {exercise.key} on {names}. Results appear below."}
-
-
-def _error(text: str) -> dict:
-    return {"level": "error", "text": text}
 
 
 @login_required

@@ -7,9 +7,10 @@ from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_POST
 from django_htmx.http import HttpResponseStopPolling
 
-from jobs import services
 from jobs.models import BenchmarkRun
+from jobs.results import ResultRefused, receive_result
 from jobs.slurm import SlurmError
+from jobs.submission import cancel
 
 
 def _get_own_run(request: HttpRequest, key: str) -> BenchmarkRun:
@@ -52,10 +53,8 @@ def run_result(request: HttpRequest, key: str) -> HttpResponse:
     exit_header = request.headers.get("X-Benchmark-Exit", "")
     exit_code = int(exit_header) if exit_header.lstrip("-").isdigit() else None
     try:
-        services.receive_result(
-            run, request.headers.get("X-Storagelab-Token", ""), request.body, exit_code
-        )
-    except services.ResultRefused as e:
+        receive_result(run, request.headers.get("X-Storagelab-Token", ""), request.body, exit_code)
+    except ResultRefused as e:
         return HttpResponse(f"{e}\n", status=e.status, content_type="text/plain")
     return HttpResponse("accepted\n", status=202, content_type="text/plain")
 
@@ -65,7 +64,7 @@ def run_result(request: HttpRequest, key: str) -> HttpResponse:
 def run_cancel(request: HttpRequest, key: str) -> HttpResponseBase:
     run = _get_own_run(request, key)
     try:
-        if services.cancel(run):
+        if cancel(run):
             messages.info(request, "The run is being cancelled.")
         else:
             messages.info(request, "The run had already ended; nothing to cancel.")

@@ -174,9 +174,11 @@ SLURM_PARTITION = os.getenv("SLURM_PARTITION", "debug")
 SLURM_CLUSTER_NAME = os.getenv("SLURM_CLUSTER_NAME", "")
 # Submissions per second to slurmrestd, for the whole portal.
 SLURM_SUBMIT_RATE = envint("SLURM_SUBMIT_RATE", "10")
-# A submit attempt holds its run this long; a run seen queued longer is resubmitted,
-# and a job Slurm no longer lists this long after submission is "lost".
+# A submit attempt holds its run this long; a run seen queued longer is resubmitted.
 SUBMIT_LEASE_SECONDS = envint("SUBMIT_LEASE_SECONDS", "30")
+# A run whose job Slurm no longer lists this long after its submission, and whose
+# output never came, is lost (jobs/lost.py).
+LOST_AFTER_SECONDS = envint("LOST_AFTER_SECONDS", "30")
 
 # The site profile in use (exercises/profiles/NAME.toml, loaded with
 # `manage.py load_site_profile NAME`).

@@ -16,9 +16,9 @@ from django.core.management import call_command
 from django.db import connection
 
 from exercises.models import SiteProfile, StorageTarget
-from jobs import services
 from jobs.engines.base import KiB, MiB, Pattern, Workload
 from jobs.models import ACTIVE_STATUSES, BenchmarkRun
+from jobs.sync import sync
 from portal.celery import app
 from portal.models import ClusterAccount
 from tests.names import unique_name
@@ -48,7 +48,7 @@ def syncing(interval: float = 0.5) -> Iterator[None]:
     def loop() -> None:
         try:
             while not stop.wait(interval):
-                services.sync()
+                sync()
         finally:
             connection.close()
 
@@ -140,7 +140,7 @@ def follow(*runs: BenchmarkRun, timeout: float = 90) -> list[BenchmarkRun]:
     completed one has its result (or a parse error) in."""
     deadline = time.monotonic() + timeout
     while True:
-        services.sync()
+        sync()
         fresh = [BenchmarkRun.objects.select_related("result").get(pk=r.pk) for r in runs]
         if all(_settled(run) for run in fresh):
             return fresh

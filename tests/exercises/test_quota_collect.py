@@ -16,7 +16,7 @@ from django.core.management import call_command
 from exercises.models import Quota, QuotaCollector, QuotaSource
 from exercises.quota.collectors import collect_all, collect_one
 from exercises.tasks import collect_quotas
-from jobs import services
+from jobs.submission import start_run
 from portal.models import ClusterAccount
 from tests.conftest import DISK_ROOT
 from tests.runs import follow
@@ -94,7 +94,7 @@ def test_after_a_real_benchmark_job_the_collector_shows_its_output_file(
     collect_all(dev_profile, [trainee], target_key="scratch")
     assert quota_of(trainee, "scratch").bytes_used == 0  # a fresh account: nothing yet
     exercise = dev_profile.exercises.get(key="1a")
-    run = services.start_run(trainee, scratch, exercise.workload, time_limit_minutes=2)
+    run = start_run(trainee, scratch, exercise.workload, time_limit_minutes=2)
 
     (run,) = follow(run)
     collect_all(dev_profile, [trainee], target_key="scratch")

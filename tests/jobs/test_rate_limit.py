@@ -6,7 +6,8 @@ import time
 import pytest
 from django.core.cache import cache
 
-from jobs import services
+from jobs import ratelimit
+from jobs.submission import resubmit_stale, submit
 from tests.runs import make_run
 
 
@@ -14,18 +15,18 @@ from tests.runs import make_run
 def empty_limiter(settings, monkeypatch):
     settings.SLURM_SUBMIT_RATE = 2
     now = int(time.time()) + 0.25
-    monkeypatch.setattr(services.time, "time", lambda: now)  # no second boundary mid-test
+    monkeypatch.setattr(ratelimit.time, "time", lambda: now)  # no second boundary mid-test
     keys = [f"jobs:submits:{int(now) + i}" for i in range(-1, 30)]
-    cache.delete_many([*keys, services.SUBMIT_FRONTIER_KEY])
+    cache.delete_many([*keys, ratelimit.SUBMIT_FRONTIER_KEY])
 
 
 def test_a_burst_is_spread_over_the_next_seconds(empty_limiter) -> None:
     delays = []
     for _ in range(7):
         try:
-            services._take_submit_slot()
+            ratelimit.take_submit_slot()
             delays.append(0.0)
-        except services.RateLimited as e:
+        except ratelimit.RateLimited as e:
             delays.append(e.delay)
 
     # Two a second: 2 now, then 2 in each of the next seconds.
@@ -41,13 +42,13 @@ def test_a_run_waiting_for_its_place_is_not_enqueued_again(
 ) -> None:
     settings.SUBMIT_LEASE_SECONDS = 0  # every queued run counts as stale at once
     run = make_run(trainee, disk_target)
-    services._take_submit_slot()
-    services._take_submit_slot()  # this second is full now
+    ratelimit.take_submit_slot()
+    ratelimit.take_submit_slot()  # this second is full now
     enqueued = []
-    monkeypatch.setattr("jobs.tasks.submit_run.delay", enqueued.append)
+    monkeypatch.setattr("jobs.submission.submit_run.delay", enqueued.append)
 
-    with pytest.raises(services.RateLimited):
-        services.submit(run.pk)
-    services._resubmit_stale()
+    with pytest.raises(ratelimit.RateLimited):
+        submit(run.pk)
+    resubmit_stale()
 
     assert enqueued == []

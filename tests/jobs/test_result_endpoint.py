@@ -5,7 +5,7 @@ import pytest
 from django.test import Client
 
 from jobs.models import BenchmarkRun
-from jobs.services import token_hash
+from jobs.results import ingest, token_hash
 from tests.runs import make_run
 
 pytestmark = pytest.mark.django_db
@@ -68,10 +68,8 @@ def test_it_accepts_only_posts(client: Client, run: BenchmarkRun) -> None:
 
 
 def test_a_garbled_result_is_kept_with_a_clear_parse_error(client, run) -> None:
-    from jobs import services
-
     post(client, run, b'fio: something went wrong\n{ "jobs": [', **{"X-Benchmark-Exit": "1"})
-    services.ingest(run.pk)
+    ingest(run.pk)
 
     run.refresh_from_db()
     assert run.parse_error

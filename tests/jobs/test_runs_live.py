@@ -9,10 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from jobs import services
 from jobs.engines import Pattern
 from jobs.models import BenchmarkRun, RunStatus
 from jobs.slurm import JobSpec, get_client
+from jobs.submission import cancel, start_run, submit
+from jobs.sync import sync
 from tests.runs import follow, make_run, small_workload
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -26,9 +27,7 @@ def test_fio_runs_on_disk_and_tmpfs_with_1_and_8_processes(
     live_portal, trainee, disk_target, tmpfs_target, pattern
 ) -> None:
     runs = [
-        services.start_run(
-            trainee, target, small_workload(pattern, processes), time_limit_minutes=2
-        )
+        start_run(trainee, target, small_workload(pattern, processes), time_limit_minutes=2)
         for target in (disk_target, tmpfs_target)
         for processes in (1, 8)
     ]
@@ -48,7 +47,7 @@ def test_fio_runs_on_disk_and_tmpfs_with_1_and_8_processes(
 def test_the_job_runs_as_the_trainee_and_the_script_shows_no_secret(
     live_portal, trainee, disk_target
 ) -> None:
-    run = services.start_run(trainee, disk_target, small_workload(), time_limit_minutes=2)
+    run = start_run(trainee, disk_target, small_workload(), time_limit_minutes=2)
 
     (run,) = follow(run)
 
@@ -62,7 +61,7 @@ def test_the_job_runs_as_the_trainee_and_the_script_shows_no_secret(
 def test_a_job_that_cannot_start_says_why(live_portal, trainee, disk_target) -> None:
     disk_target.path_template = "/srv/storagelab/nowhere/{user}"
     disk_target.save()
-    run = services.start_run(trainee, disk_target, small_workload(), time_limit_minutes=2)
+    run = start_run(trainee, disk_target, small_workload(), time_limit_minutes=2)
 
     (run,) = follow(run)
 
@@ -76,10 +75,10 @@ def test_a_cancelled_run_says_so_and_leaves_nothing_behind(
 ) -> None:
     blocker = get_client().submit(trainee.username, _cpu_hog(scratch_dir))
     try:
-        run = services.start_run(trainee, disk_target, small_workload(), time_limit_minutes=2)
+        run = start_run(trainee, disk_target, small_workload(), time_limit_minutes=2)
         run = _wait_for_status(run, RunStatus.SUBMITTED, RunStatus.PENDING)
 
-        assert services.cancel(run)
+        assert cancel(run)
         (run,) = follow(run)
     finally:
         get_client().cancel(trainee.username, blocker)
@@ -94,8 +93,8 @@ def test_a_queued_run_cancelled_before_submission_never_reaches_slurm(
 ) -> None:
     run = make_run(trainee, disk_target)
 
-    assert services.cancel(run)
-    services.submit(run.pk)
+    assert cancel(run)
+    submit(run.pk)
 
     run.refresh_from_db()
     assert run.status == RunStatus.CANCELLED
@@ -106,12 +105,12 @@ def test_a_queued_run_cancelled_before_submission_never_reaches_slurm(
 def test_runs_survive_a_slurmrestd_outage_without_loss_or_duplicates(
     live_portal, trainee, disk_target, tmpfs_target
 ) -> None:
-    before = services.start_run(trainee, disk_target, small_workload(), time_limit_minutes=2)
+    before = start_run(trainee, disk_target, small_workload(), time_limit_minutes=2)
     _wait_for_status(before, RunStatus.SUBMITTED, RunStatus.PENDING, RunStatus.RUNNING)
 
     _stop_slurmrestd()
     try:
-        during = services.start_run(trainee, tmpfs_target, small_workload(), time_limit_minutes=2)
+        during = start_run(trainee, tmpfs_target, small_workload(), time_limit_minutes=2)
         time.sleep(3)  # the submission fails and is retried; the first job finishes
         during.refresh_from_db()
         assert during.status == RunStatus.QUEUED
@@ -131,13 +130,13 @@ def test_runs_survive_a_slurmrestd_outage_without_loss_or_duplicates(
 def test_a_run_whose_job_vanished_is_lost_then_found_by_its_result(
     live_portal, trainee, disk_target, settings
 ) -> None:
-    run = services.start_run(trainee, disk_target, small_workload(), time_limit_minutes=2)
+    run = start_run(trainee, disk_target, small_workload(), time_limit_minutes=2)
     run = _wait_for_status(run, RunStatus.SUBMITTED, RunStatus.PENDING, RunStatus.RUNNING)
     # Pretend Slurm forgot the job: point the run at a job id it never had.
     BenchmarkRun.objects.filter(pk=run.pk).update(slurm_job_id=10**9)
-    settings.SUBMIT_LEASE_SECONDS = 0
+    settings.LOST_AFTER_SECONDS = 0
 
-    services.sync()
+    sync()
 
     run.refresh_from_db()
     assert run.status in (RunStatus.LOST, RunStatus.COMPLETED)
@@ -152,7 +151,7 @@ def _wait_for_status(run: BenchmarkRun, *wanted: str, timeout: float = 30) -> Be
         run.refresh_from_db()
         if run.status in wanted:
             return run
-        services.sync()
+        sync()
         time.sleep(0.2)
     raise AssertionError(f"run stayed {run.status}, wanted {wanted}")
 

@@ -1,13 +1,17 @@
 """How Slurm's word moves a run, and what the user is told (recorded responses of
 newer Slurm releases stand in for states the dev cluster cannot reach quickly)."""
 
+from datetime import timedelta
+
 import pytest
 from django.utils import timezone
 
-from jobs import services
+from jobs import lost
 from jobs.models import BenchmarkRun, RunStatus
+from jobs.results import ingest
 from jobs.slurm.adapters import parse_job
 from jobs.states import transition
+from jobs.sync import apply_job
 from tests.jobs.recorded import find
 from tests.runs import make_run
 
@@ -21,13 +25,16 @@ def recorded_job(state: str):
 @pytest.fixture
 def run(make_user, disk_target) -> BenchmarkRun:
     account = make_user("sl-trainee8").cluster_account
-    return make_run(account, disk_target, status=RunStatus.RUNNING, slurm_job_id=1)
+    submitted = timezone.now() - timedelta(hours=1)
+    return make_run(
+        account, disk_target, status=RunStatus.RUNNING, slurm_job_id=1, submitted_at=submitted
+    )
 
 
 def test_a_job_over_its_time_limit_is_timed_out_with_the_reason(run) -> None:
     job = recorded_job("timeout")
 
-    services.apply_job(run, job)
+    apply_job(run, job)
 
     run.refresh_from_db()
     assert run.status == RunStatus.TIMED_OUT
@@ -39,7 +46,7 @@ def test_a_job_over_its_time_limit_is_timed_out_with_the_reason(run) -> None:
 def test_a_failed_job_reports_exit_code_and_output_path(run) -> None:
     job = recorded_job("failed")
 
-    services.apply_job(run, job)
+    apply_job(run, job)
 
     run.refresh_from_db()
     assert run.status == RunStatus.FAILED
@@ -49,9 +56,9 @@ def test_a_failed_job_reports_exit_code_and_output_path(run) -> None:
 
 
 def test_a_finished_run_does_not_go_back_to_running(run) -> None:
-    services.apply_job(run, recorded_job("completed"))
+    apply_job(run, recorded_job("completed"))
     run.refresh_from_db()
-    services.apply_job(run, recorded_job("running"))
+    apply_job(run, recorded_job("running"))
 
     run.refresh_from_db()
     assert run.status == RunStatus.COMPLETED
@@ -64,7 +71,7 @@ def test_a_transition_happens_once(run) -> None:
 
 
 def test_a_completed_run_without_result_says_so_after_the_grace_period(run, settings) -> None:
-    services.apply_job(run, recorded_job("completed"))
+    apply_job(run, recorded_job("completed"))
     run.refresh_from_db()
 
     settings.RESULT_GRACE_SECONDS = 10**9
@@ -81,21 +88,21 @@ def test_a_run_whose_output_arrives_while_the_sync_finds_its_job_gone_is_not_los
         result_received_at=timezone.now(), raw_output="{}"
     )
 
-    services._job_vanished(as_the_sync_read_it)
+    lost.job_not_listed(as_the_sync_read_it, timezone.now())
 
     run.refresh_from_db()
     assert run.status == RunStatus.COMPLETED
 
 
 def test_a_lost_run_whose_garbled_output_arrives_is_completed_with_the_parse_error(run) -> None:
-    services._job_vanished(run)
+    lost.job_not_listed(run, timezone.now())
     run.refresh_from_db()
     assert run.status == RunStatus.LOST
     BenchmarkRun.objects.filter(pk=run.pk).update(
         result_received_at=timezone.now(), raw_output='{"jobs": [{"write"'
     )
 
-    services.ingest(run.pk)
+    ingest(run.pk)
 
     run.refresh_from_db()
     assert run.status == RunStatus.COMPLETED

@@ -1,0 +1,79 @@
+"""Result intake: the job posts its benchmark output with the run's secret; it is
+stored once, then parsed by a Celery task into a RunResult."""
+
+import hashlib
+import hmac
+
+from celery import shared_task
+from django.db import transaction
+from django.utils import timezone
+
+from jobs import lost
+from jobs.engines import ResultParseError, get_engine
+from jobs.models import BenchmarkRun, RunResult
+
+
+class ResultRefused(Exception):
+    def __init__(self, status: int, message: str):
+        self.status = status
+        super().__init__(message)
+
+
+def token_hash(token: str) -> str:
+    """Only this hash of a run's result secret is stored."""
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def receive_result(run: BenchmarkRun, token: str, output: bytes, exit_code: int | None) -> None:
+    """Stores the job's output once. Raises ResultRefused for a wrong secret or a
+    second post."""
+    if not hmac.compare_digest(token_hash(token), run.result_token_hash):
+        raise ResultRefused(403, "wrong result token")
+    stored = BenchmarkRun.objects.filter(pk=run.pk, result_received_at__isnull=True).update(
+        result_received_at=timezone.now(),
+        updated_at=timezone.now(),
+        raw_output=output.decode("utf-8", errors="replace").replace("\x00", ""),
+        benchmark_exit_code=exit_code,
+    )
+    if not stored:
+        raise ResultRefused(409, "a result was already received for this run")
+    transaction.on_commit(lambda: ingest_result.delay(run.pk))
+
+
+def ingest(run_id: int) -> None:
+    """Parses a received output into a RunResult (idempotent)."""
+    run = BenchmarkRun.objects.get(pk=run_id)
+    if not run.result_received_at or RunResult.objects.filter(run=run).exists():
+        return
+    try:
+        result = get_engine(run.engine).parse(run.raw_output)
+    except ResultParseError as e:
+        exit_note = ""
+        if run.benchmark_exit_code:
+            exit_note = f" ({run.engine} exited with status {run.benchmark_exit_code})"
+        BenchmarkRun.objects.filter(pk=run.pk).update(
+            parse_error=f"{e}{exit_note}", updated_at=timezone.now()
+        )
+        lost.output_arrived(run.pk)
+        return
+    RunResult.objects.get_or_create(
+        run=run,
+        defaults={
+            "engine": result.engine,
+            "processes": result.processes,
+            "write_bytes_per_s": result.write_bytes_per_s,
+            "read_bytes_per_s": result.read_bytes_per_s,
+            "write_iops": result.write_iops,
+            "read_iops": result.read_iops,
+            "write_latency_us": result.write_latency.model_dump() if result.write_latency else None,
+            "read_latency_us": result.read_latency.model_dump() if result.read_latency else None,
+        },
+    )
+    BenchmarkRun.objects.filter(pk=run.pk).update(updated_at=timezone.now())
+    lost.output_arrived(run.pk)
+
+
+# The name is the one queued messages carry (the task lived in jobs/tasks.py).
+@shared_task(name="jobs.tasks.ingest_result")
+def ingest_result(run_id: int) -> None:
+    ingest(run_id)

@@ -1,0 +1,175 @@
+"""Submission: a run is saved queued, then handed to Slurm exactly once.
+
+`start_run` saves the run and enqueues `submit_run` once the row is committed.
+The task waits for its place in the rate limit (jobs/ratelimit.py), then takes a
+lease on the run (SUBMIT_LEASE_SECONDS): a retried or duplicated task either finds
+the run held, or adopts the job an earlier attempt created instead of submitting a
+second one. The sync cycle gives a new task to queued runs whose task was lost.
+`cancel` takes a run back, before or after it reached Slurm; a cancel that comes
+while the submission is in flight is honoured by `submit` itself.
+"""
+
+import logging
+import math
+import secrets
+from datetime import timedelta
+
+from celery import shared_task
+from celery.app.task import Task
+from django.conf import settings
+from django.core.cache import cache
+from django.db import transaction
+from django.utils import timezone
+
+from exercises.models import Course, Exercise, StorageTarget
+from jobs.engines import Workload, get_engine
+from jobs.models import IN_SLURM_STATUSES, BenchmarkRun, RunStatus
+from jobs.ratelimit import RateLimited, take_submit_slot
+from jobs.results import token_hash
+from jobs.scripts import job_spec, render_script
+from jobs.slurm import SlurmError, SlurmJob, get_client
+from jobs.states import transition
+from portal.models import ClusterAccount
+
+log = logging.getLogger(__name__)
+
+
+def start_run(
+    account: ClusterAccount,
+    target: StorageTarget,
+    workload: Workload,
+    *,
+    engine: str = "fio",
+    time_limit_minutes: int = 10,
+    exercise: Exercise | None = None,
+    course: Course | None = None,
+) -> BenchmarkRun:
+    """Saves a queued run; its submission is enqueued once the row is committed.
+    No rule is checked here: the lab's rules (caps, quota, course) are in
+    exercises/start.py, which every page that starts runs goes through."""
+    get_engine(engine)  # an unknown engine fails here, before anything is saved
+    run = BenchmarkRun.objects.create(
+        user=account.user,
+        cluster_username=account.username,
+        target=target,
+        exercise=exercise,
+        course=course,
+        target_directory=target.directory_for(account.username),
+        in_memory=target.in_memory,
+        engine=engine,
+        workload=workload.model_dump(mode="json"),
+        time_limit_minutes=time_limit_minutes,
+        # Replaced by the hash of the secret that goes with the job at submission.
+        result_token_hash=token_hash(secrets.token_urlsafe(32)),
+    )
+    transaction.on_commit(lambda: submit_run.delay(run.pk))
+    return run
+
+
+def _scheduled_key(run_id: int) -> str:
+    return f"jobs:submit-scheduled:{run_id}"
+
+
+def _claim(run_id: int) -> tuple[BenchmarkRun, bool] | None:
+    """Marks a submit attempt. None if the run is not queued, or another attempt
+    holds it; else the run and whether an earlier attempt may have reached Slurm."""
+    lease = timezone.now() - timedelta(seconds=settings.SUBMIT_LEASE_SECONDS)
+    with transaction.atomic():
+        run = BenchmarkRun.objects.select_for_update().filter(pk=run_id).first()
+        if run is None or run.status != RunStatus.QUEUED:
+            return None
+        if run.submit_attempted_at and run.submit_attempted_at > lease:
+            return None
+        earlier_attempt = run.submit_attempted_at is not None
+        run.submit_attempted_at = timezone.now()
+        run.submit_attempts += 1
+        run.save(update_fields=["submit_attempted_at", "submit_attempts"])
+    return run, earlier_attempt
+
+
+def _find_job(run: BenchmarkRun) -> SlurmJob | None:
+    jobs = get_client().jobs(run.cluster_username) or []
+    return next((job for job in jobs if job.name == run.job_name), None)
+
+
+def submit(run_id: int, *, slot_taken: bool = False) -> None:
+    """Hands a queued run to Slurm, exactly once. Transient Slurm errors propagate
+    (the task retries); permanent ones fail the run with Slurm's reason."""
+    if not slot_taken:
+        try:
+            take_submit_slot()
+        except RateLimited as e:
+            # Its task comes back when its place is due: the sync must not enqueue
+            # another one meanwhile.
+            timeout = math.ceil(e.delay) + settings.SUBMIT_LEASE_SECONDS + 1
+            cache.set(_scheduled_key(run_id), 1, timeout=timeout)
+            raise
+    claimed = _claim(run_id)
+    if claimed is None:
+        return
+    run, earlier_attempt = claimed
+    client = get_client()
+
+    job = _find_job(run) if earlier_attempt else None
+    if job is None:
+        token = secrets.token_urlsafe(32)
+        script = render_script(run)
+        BenchmarkRun.objects.filter(pk=run.pk).update(
+            result_token_hash=token_hash(token), job_script=script
+        )
+        try:
+            job_id = client.submit(run.cluster_username, job_spec(run, script, token))
+        except SlurmError as e:
+            if not e.permanent:
+                raise
+            transition(run.pk, RunStatus.FAILED, status_reason=f"Slurm refused the job: {e}")
+            return
+    else:
+        job_id = job.job_id
+
+    now = timezone.now()
+    if not transition(run.pk, RunStatus.SUBMITTED, slurm_job_id=job_id, submitted_at=now):
+        # Cancelled while the submission was in flight: take the job back.
+        log.info("run %s was cancelled during submission; cancelling job %s", run.pk, job_id)
+        client.cancel(run.cluster_username, job_id)
+
+
+def resubmit_stale() -> None:
+    """Queued runs whose submit task gave up (a long outage) or vanished get a new one."""
+    lease = timezone.now() - timedelta(seconds=settings.SUBMIT_LEASE_SECONDS)
+    stale = BenchmarkRun.objects.filter(status=RunStatus.QUEUED, created_at__lt=lease).exclude(
+        submit_attempted_at__gt=lease
+    )
+    run_ids = list(stale.values_list("pk", flat=True)[:100])
+    scheduled = cache.get_many([_scheduled_key(run_id) for run_id in run_ids])
+    for run_id in run_ids:
+        if _scheduled_key(run_id) not in scheduled:
+            submit_run.delay(run_id)
+
+
+# No retry limit: a run waits as long as Slurm is away (it says "queued", and can be
+# cancelled); the sync cycle enqueues again any run whose task was lost. The name is
+# the one queued messages carry (the task lived in jobs/tasks.py).
+@shared_task(name="jobs.tasks.submit_run", bind=True, max_retries=None, throws=(SlurmError,))
+def submit_run(self: Task, run_id: int, slot_taken: bool = False) -> None:
+    try:
+        submit(run_id, slot_taken=slot_taken)
+    except RateLimited as e:
+        # Come back when the reserved place in the rate limit is due.
+        raise self.retry(countdown=e.delay, args=(run_id,), kwargs={"slot_taken": True})
+    except SlurmError as e:
+        if e.permanent:
+            raise
+        # slurmrestd or slurmctld away: back off, up to 30 s between tries.
+        raise self.retry(exc=e, countdown=min(2 ** min(self.request.retries, 5), 30))
+
+
+def cancel(run: BenchmarkRun) -> bool:
+    """Cancels a run: before submission at once, else through Slurm. Transient
+    Slurm errors propagate so the caller can say "try again"."""
+    if run.status == RunStatus.QUEUED:
+        return transition(run.pk, RunStatus.CANCELLED, status_reason="Cancelled before it started.")
+    if run.status in IN_SLURM_STATUSES and run.slurm_job_id:
+        get_client().cancel(run.cluster_username, run.slurm_job_id)
+        return True
+    return False

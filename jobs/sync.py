@@ -1,0 +1,95 @@
+"""Following runs: one cycle (Celery beat, every SYNC_INTERVAL_SECONDS) asks Slurm
+about every active run at once, with ONE `GET /jobs` whatever their number, and
+records what changed."""
+
+from datetime import datetime, timedelta
+
+from celery import shared_task
+from django.conf import settings
+from django.core.cache import cache
+from django.utils import timezone
+
+from jobs import lost
+from jobs.models import IN_SLURM_STATUSES, BenchmarkRun, RunStatus
+from jobs.slurm import SlurmError, SlurmJob, get_client
+from jobs.states import FROM_SLURM, transition
+from jobs.submission import resubmit_stale
+
+SYNC_SINCE_KEY = "jobs:sync:since"
+SYNC_LOCK_KEY = "jobs:sync:lock"
+
+
+def sync() -> int | None:
+    """One cycle of following runs. Returns how many runs it looked at (None if
+    skipped: the previous cycle still runs)."""
+    if not cache.add(SYNC_LOCK_KEY, 1, timeout=settings.SYNC_LOCK_SECONDS):
+        return None
+    try:
+        resubmit_stale()
+        runs = list(BenchmarkRun.objects.filter(status__in=IN_SLURM_STATUSES))
+        if not runs:
+            return 0
+        started = timezone.now()
+        since: datetime | None = cache.get(SYNC_SINCE_KEY)
+        if since:
+            since -= timedelta(seconds=5)  # slack for clocks and same-second updates
+        jobs = get_client().jobs(settings.SLURM_SERVICE_USER, since=since)
+        if jobs is None:
+            return len(runs)  # 304: nothing changed since the last cycle
+        # slurmctld answers a changed list with every job it holds (all or nothing).
+        by_id = {job.job_id: job for job in jobs}
+        for run in runs:
+            job = by_id.get(run.slurm_job_id)
+            if job is not None:
+                apply_job(run, job)
+            else:
+                lost.job_not_listed(run, started)
+        cache.set(SYNC_SINCE_KEY, started, timeout=None)
+        return len(runs)
+    finally:
+        cache.delete(SYNC_LOCK_KEY)
+
+
+def apply_job(run: BenchmarkRun, job: SlurmJob) -> None:
+    """Records what Slurm says of the run's job, moving its status if it changed."""
+    fields = {
+        "slurm_state": job.state.value,
+        "slurm_reason": job.reason[:128],
+        "exit_code": job.return_code,
+        "exit_signal": job.signal,
+        "started_at": job.start_time,
+        "ended_at": job.end_time,
+        "output_path": job.standard_output.replace("%j", str(job.job_id)),
+    }
+    status = FROM_SLURM.get(job.state)
+    unchanged = all(getattr(run, name) == value for name, value in fields.items())
+    if unchanged and status in (None, run.status):
+        return  # most cycles, for most runs: no write at all
+    if status and status != run.status:
+        reason = explain(job, status)
+        if transition(run.pk, status, status_reason=reason, **fields):
+            return
+    BenchmarkRun.objects.filter(pk=run.pk).update(updated_at=timezone.now(), **fields)
+
+
+def explain(job: SlurmJob, status: RunStatus) -> str:
+    """What to tell the user about a job that ended otherwise than well."""
+    where = (
+        f"Job {job.job_id}; its output is in {job.standard_output.replace('%j', str(job.job_id))}."
+    )
+    if status == RunStatus.FAILED:
+        if job.reason == "JobLaunchFailure":
+            return f"Slurm could not start the job (missing or unwritable directory?). {where}"
+        code = f"signal {job.signal}" if job.signal else f"exit code {job.return_code}"
+        return f"The job failed ({code}, {job.reason or job.state}). {where}"
+    if status == RunStatus.TIMED_OUT:
+        return f"The job hit its time limit and was stopped. {where}"
+    if status == RunStatus.CANCELLED:
+        return f"The job was cancelled. {where}"
+    return ""
+
+
+# The name is the one the beat schedule uses (the task lived in jobs/tasks.py).
+@shared_task(name="jobs.tasks.sync_runs", throws=(SlurmError,))
+def sync_runs() -> None:
+    sync()
