@@ -10,7 +10,7 @@ from django.core.exceptions import ValidationError
 from django.db import models
 from django.utils import timezone
 
-from jobs.engines import Pattern, Workload
+from jobs.engines import ENGINE_CHOICES, Pattern, Workload
 from portal.models import cluster_username_validator
 
 # Absolute, plain path characters, and the cluster user name in place of {user}.
@@ -29,7 +29,7 @@ class SiteProfile(models.Model):
     name = models.SlugField(max_length=32, unique=True)
     title = models.CharField(max_length=120)
     description = models.TextField(blank=True)
-    engine = models.CharField(max_length=8, default="fio", help_text="fio or ior")
+    engine = models.CharField(max_length=8, choices=ENGINE_CHOICES, default="fio")
     node_memory_gib = models.PositiveIntegerField(
         default=64, help_text="Memory of a typical compute node"
     )

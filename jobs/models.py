@@ -5,7 +5,8 @@ from django.conf import settings
 from django.db import models
 from django.utils import timezone
 
-from jobs.engines import Workload
+from jobs.engines import ENGINE_CHOICES, Workload
+from portal.units import mib
 
 
 class RunStatus(models.TextChoices):
@@ -22,11 +23,6 @@ class RunStatus(models.TextChoices):
 
 ACTIVE_STATUSES = (RunStatus.QUEUED, RunStatus.SUBMITTED, RunStatus.PENDING, RunStatus.RUNNING)
 IN_SLURM_STATUSES = (RunStatus.SUBMITTED, RunStatus.PENDING, RunStatus.RUNNING)
-
-
-class Engine(models.TextChoices):
-    FIO = "fio", "fio"
-    IOR = "ior", "IOR"
 
 
 class BenchmarkRun(models.Model):
@@ -48,7 +44,7 @@ class BenchmarkRun(models.Model):
     )
     target_directory = models.CharField(max_length=255)
     in_memory = models.BooleanField(default=False)
-    engine = models.CharField(max_length=8, choices=Engine.choices, default=Engine.FIO)
+    engine = models.CharField(max_length=8, choices=ENGINE_CHOICES, default="fio")
     workload = models.JSONField()
     time_limit_minutes = models.PositiveIntegerField()
 
@@ -124,7 +120,7 @@ class RunResult(models.Model):
     """The parsed figures of a run. Throughput in bytes/s, latency in µs."""
 
     run = models.OneToOneField(BenchmarkRun, on_delete=models.CASCADE, related_name="result")
-    engine = models.CharField(max_length=8, choices=Engine.choices)
+    engine = models.CharField(max_length=8, choices=ENGINE_CHOICES)
     processes = models.PositiveIntegerField()
     write_bytes_per_s = models.FloatField(null=True, blank=True)
     read_bytes_per_s = models.FloatField(null=True, blank=True)
@@ -139,8 +135,8 @@ class RunResult(models.Model):
 
     @property
     def write_mib_s(self) -> float | None:
-        return None if self.write_bytes_per_s is None else self.write_bytes_per_s / 2**20
+        return mib(self.write_bytes_per_s)
 
     @property
     def read_mib_s(self) -> float | None:
-        return None if self.read_bytes_per_s is None else self.read_bytes_per_s / 2**20
+        return mib(self.read_bytes_per_s)

@@ -1,8 +1,21 @@
 """Sizes and throughput as people read them: base-2 units (KiB, MiB) for sizes
-and MiB/s, with MB/s (base 10) beside it where vendors' figures are compared."""
+and MiB/s, with MB/s (base 10) beside it where vendors' figures are compared.
+Throughput is stored in bytes/s everywhere; these are the only conversions."""
 
+KiB = 2**10
 MiB = 2**20
+GiB = 2**30
 MB = 10**6
+
+
+def mib(bytes_per_s: float | None) -> float | None:
+    """bytes/s -> MiB/s; None stays None (no figure)."""
+    return None if bytes_per_s is None else bytes_per_s / MiB
+
+
+def mb(bytes_per_s: float | None) -> float | None:
+    """bytes/s -> MB/s; None stays None (no figure)."""
+    return None if bytes_per_s is None else bytes_per_s / MB
 
 
 def iec(size: float) -> str:

@@ -26,10 +26,11 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from exercises.models import Quota, QuotaCollector, SiteProfile
 from exercises.quota.store import record_failure, record_usage
-from exercises.quota.usage import KiB, Usage
+from exercises.quota.usage import Usage
 from portal.models import ClusterAccount
+from portal.units import KiB, MiB
 
-MAX_FILE_BYTES = 256 * 2**20
+MAX_FILE_BYTES = 256 * MiB
 PROBLEMS_SHOWN = 5
 
 
@@ -97,7 +98,7 @@ def read(path: str) -> Parsed:
     file = Path(path)
     try:
         if file.stat().st_size > MAX_FILE_BYTES:
-            raise OnDemandFileError(f"{path}: larger than {MAX_FILE_BYTES // 2**20} MiB")
+            raise OnDemandFileError(f"{path}: larger than {MAX_FILE_BYTES // MiB} MiB")
         return parse(file.read_text(encoding="utf-8"), path)
     except OSError as e:
         raise OnDemandFileError(f"{path}: cannot be read ({e.strerror})") from None

@@ -22,7 +22,8 @@ from urllib.parse import unquote
 
 from django.utils import timezone
 
-from exercises.quota.usage import KiB, QuotaParseError, Usage, count, grace, limit, over
+from exercises.quota.usage import QuotaParseError, Usage, count, grace, limit, over
+from portal.units import KiB
 
 # --- Lustre -----------------------------------------------------------------------------
 

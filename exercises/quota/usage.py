@@ -6,8 +6,6 @@ import re
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
-KiB = 1024
-
 
 class QuotaParseError(ValueError):
     """A tool's output did not say what we need; nothing is stored from it."""

@@ -1,4 +1,5 @@
-"""Benchmark engines: fio (the default) and IOR."""
+"""Benchmark engines: fio (the default) and IOR. ENGINES is the one list of them:
+the models' choices, the site profile's and the commands' come from it."""
 
 from jobs.engines.base import (
     BenchmarkResult,
@@ -8,23 +9,23 @@ from jobs.engines.base import (
     Target,
     Workload,
 )
+from jobs.engines.fio import Fio
+from jobs.engines.ior import Ior
+
+ENGINES: dict[str, Engine] = {engine.name: engine for engine in (Fio(), Ior())}
+ENGINE_CHOICES = [(name, engine.label) for name, engine in ENGINES.items()]
 
 
 def get_engine(name: str) -> Engine:
-    from jobs.engines.fio import Fio
-    from jobs.engines.ior import Ior
-
-    engines: dict[str, Engine] = {"fio": Fio(), "ior": Ior()}
     try:
-        return engines[name]
+        return ENGINES[name]
     except KeyError:
-        raise ValueError(f"unknown engine {name!r}: choose fio or ior") from None
+        raise ValueError(f"unknown engine {name!r}: choose {' or '.join(ENGINES)}") from None
 
-
-ENGINE_NAMES = ("fio", "ior")
 
 __all__ = [
-    "ENGINE_NAMES",
+    "ENGINES",
+    "ENGINE_CHOICES",
     "BenchmarkResult",
     "Engine",
     "Pattern",

@@ -6,9 +6,7 @@ from typing import Protocol
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-KiB = 1024
-MiB = 1024 * KiB
-GiB = 1024 * MiB
+from portal.units import GiB, KiB, MiB, mb, mib
 
 
 class Pattern(StrEnum):
@@ -78,11 +76,11 @@ class BenchmarkResult(BaseModel):
 
     @property
     def write_mib_s(self) -> float | None:
-        return None if self.write_bytes_per_s is None else self.write_bytes_per_s / MiB
+        return mib(self.write_bytes_per_s)
 
     @property
     def read_mib_s(self) -> float | None:
-        return None if self.read_bytes_per_s is None else self.read_bytes_per_s / MiB
+        return mib(self.read_bytes_per_s)
 
     def summary(self) -> dict[str, object]:
         """The shape `manage.py parse_result` prints."""
@@ -91,8 +89,8 @@ class BenchmarkResult(BaseModel):
             "processes": self.processes,
             "write_mib_s": self.write_mib_s,
             "read_mib_s": self.read_mib_s,
-            "write_mb_s": None if self.write_bytes_per_s is None else self.write_bytes_per_s / 1e6,
-            "read_mb_s": None if self.read_bytes_per_s is None else self.read_bytes_per_s / 1e6,
+            "write_mb_s": mb(self.write_bytes_per_s),
+            "read_mb_s": mb(self.read_bytes_per_s),
             "write_iops": self.write_iops,
             "read_iops": self.read_iops,
             "write_latency_us": self.write_latency.model_dump() if self.write_latency else None,
@@ -106,7 +104,8 @@ class ResultParseError(ValueError):
 
 
 class Engine(Protocol):
-    name: str
+    name: str  # as stored and typed in profiles
+    label: str  # as shown
 
     def command(self, workload: Workload, target: Target) -> list[str]:
         """The argv that runs `workload` in `target.directory` (the job's cwd)."""

@@ -45,6 +45,7 @@ class _Operation:
 
 class Ior:
     name = "ior"
+    label = "IOR"
 
     def command(self, workload: Workload, target: Target) -> list[str]:
         if workload.files_per_process > 1:

@@ -1,12 +1,11 @@
-"""Throughput units. Stored in bytes/s; shown as MiB/s (base 2) with MB/s (base 10)
-beside it, since tools and vendors use both."""
+"""Throughput units in templates (portal/units.py): stored in bytes/s; shown as
+MiB/s (base 2) with MB/s (base 10) beside it, since tools and vendors use both."""
 
 from django import template
 
 from portal import units
 
 register = template.Library()
-MiB, MB = units.MiB, units.MB
 
 
 @register.filter
@@ -16,14 +15,14 @@ def iec(size: float | None) -> str:
 
 @register.filter
 def mib_s(bytes_per_s: float | None) -> float | None:
-    return None if bytes_per_s is None else bytes_per_s / MiB
+    return units.mib(bytes_per_s)
 
 
 @register.filter
 def mb_s(bytes_per_s: float | None) -> float | None:
-    return None if bytes_per_s is None else bytes_per_s / MB
+    return units.mb(bytes_per_s)
 
 
 @register.filter
 def mb_from_mib(mib: float | None) -> float | None:
-    return None if mib is None else mib * MiB / MB
+    return None if mib is None else units.mb(mib * units.MiB)

@@ -10,10 +10,9 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from exercises.quota.collectors import collect_all
+from portal.units import MiB
 from tests.conftest import DISK_ROOT
 from tests.e2e.test_lab import ARTIFACTS, log_in
-
-MiB = 2**20
 
 
 @pytest.mark.django_db(transaction=True)

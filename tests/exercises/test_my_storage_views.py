@@ -11,9 +11,9 @@ from django.utils import timezone
 from exercises.models import StorageTarget
 from exercises.quota.store import record_failure, record_usage
 from exercises.quota.usage import Usage
+from portal.units import GiB, MiB
 
 pytestmark = pytest.mark.django_db
-GiB, MiB = 2**30, 2**20
 
 
 @pytest.fixture

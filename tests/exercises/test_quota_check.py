@@ -9,9 +9,9 @@ from exercises.quota.store import record_failure, record_usage
 from exercises.quota.usage import Usage
 from jobs.engines.base import Pattern, Workload
 from jobs.models import BenchmarkRun
+from portal.units import GiB, MiB
 
 pytestmark = pytest.mark.django_db
-GiB, MiB = 2**30, 2**20
 
 
 @pytest.fixture

@@ -18,10 +18,10 @@ from exercises.quota.collectors import collect_all, collect_one
 from exercises.tasks import collect_quotas
 from jobs.submission import start_run
 from portal.models import ClusterAccount
+from portal.units import MiB
 from tests.conftest import DISK_ROOT
 from tests.runs import follow
 
-MiB = 2**20
 TMPFS_ROOT = Path(os.getenv("STORAGELAB_TMPFS_ROOT", "/dev/shm/storagelab"))
 
 

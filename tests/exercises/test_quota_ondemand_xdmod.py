@@ -12,9 +12,9 @@ from exercises.models import Quota, QuotaCollector, QuotaSource, StorageTarget
 from exercises.quota.ondemand import import_files
 from exercises.quota.store import record_usage
 from exercises.quota.usage import Usage
+from portal.units import GiB
 
 pytestmark = pytest.mark.django_db
-KiB, GiB = 1024, 2**30
 T1 = datetime(2026, 3, 1, 6, 0, tzinfo=UTC)
 
 

@@ -14,8 +14,8 @@ from exercises.quota.parsers import (
     parse_quota,
 )
 from exercises.quota.usage import QuotaParseError
+from portal.units import GiB, KiB
 
-KiB, GiB = 1024, 2**30
 NOW = datetime(2026, 3, 2, 12, 0, tzinfo=UTC)
 
 # --- Lustre: lfs quota -q -u alice /lustre/scratch ------------------------------------------

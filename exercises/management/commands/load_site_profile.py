@@ -56,6 +56,7 @@ def load(data: dict[str, Any]) -> SiteProfile:
     profile, _ = SiteProfile.objects.update_or_create(
         name=head["name"], defaults={k: v for k, v in head.items() if k != "name"}
     )
+    profile.full_clean()  # e.g. an engine not in jobs.engines.ENGINES
     for order, item in enumerate(data.get("targets", [])):
         quota = item.pop("quota", None)
         target, _ = StorageTarget.objects.update_or_create(

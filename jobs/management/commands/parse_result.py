@@ -8,14 +8,14 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from jobs.engines import ENGINE_NAMES, ResultParseError, get_engine
+from jobs.engines import ENGINES, ResultParseError, get_engine
 
 
 class Command(BaseCommand):
     help = "Parses a fio or IOR output file and prints the normalized result as JSON."
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("--engine", required=True, choices=ENGINE_NAMES)
+        parser.add_argument("--engine", required=True, choices=list(ENGINES))
         parser.add_argument("file", help="the benchmark's output (stdout and stderr)")
 
     def handle(self, *args: Any, engine: str, file: str, **options: Any) -> None:
