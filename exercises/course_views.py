@@ -6,16 +6,9 @@ import csv
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.db import transaction
-from django.http import (
-    HttpRequest,
-    HttpResponse,
-    HttpResponseForbidden,
-    HttpResponseNotModified,
-    JsonResponse,
-)
+from django.http import HttpRequest, HttpResponse, HttpResponseForbidden, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
-from django_htmx.http import HttpResponseStopPolling
 
 from exercises import courses, lab
 from exercises.forms import CourseForm, JoinCourseForm
@@ -23,7 +16,9 @@ from exercises.models import Course, Enrollment
 from jobs.models import ACTIVE_STATUSES, BenchmarkRun
 from jobs.slurm import SlurmError
 from jobs.submission import cancel
+from portal import units
 from portal.models import ClusterAccount
+from portal.polling import poll_answer, unchanged
 
 
 @login_required
@@ -98,16 +93,13 @@ def course_detail(request: HttpRequest, pk: int) -> HttpResponse:
         .distinct()
     )
     targets = list(course.targets.all())
+    exercises = list(course.exercises.all())
+    class_table = courses.class_figures(course)
     ctx = {
         "course": course,
         "targets": targets,
-        "checklist": [
-            (e, [(t, (e.pk, t.pk) in done) for t in targets]) for e in course.exercises.all()
-        ],
-        "figures": sorted(
-            courses.class_figures(course).values(),
-            key=lambda f: (f.exercise.order, f.target.order),
-        ),
+        "checklist": [(e, [(t, (e.pk, t.pk) in done) for t in targets]) for e in exercises],
+        "charts": [courses.class_chart(e, class_table) for e in exercises],
     }
     return render(request, "exercises/course_detail.html", ctx)
 
@@ -115,11 +107,12 @@ def course_detail(request: HttpRequest, pk: int) -> HttpResponse:
 @login_required
 def course_overview(request: HttpRequest, pk: int) -> HttpResponse:
     course = courses.course_for_instructor(request.user, pk)
-    etag = f'"{courses.overview_version(course)}"'
-    if request.htmx and course.is_open and request.headers.get("If-None-Match") == etag:
-        return HttpResponseNotModified(headers={"ETag": etag})
-    figures = courses.class_figures(course)
-    enrollments, columns, cells = courses.grid(course, figures)
+    # Polled every 3 s while the course is open; a closed one is drawn a last time.
+    version = courses.overview_version(course) if course.is_open else None
+    if request.htmx and (not_modified := unchanged(request, version)):
+        return not_modified
+    class_table = courses.class_figures(course)
+    enrollments, columns, cells = courses.grid(course, class_table)
     ctx = {
         "course": course,
         "enrollments": enrollments,
@@ -127,51 +120,21 @@ def course_overview(request: HttpRequest, pk: int) -> HttpResponse:
         "rows": [
             (e, [cells.get((e.user_id, ex.pk, t.pk)) for ex, t in columns]) for e in enrollments
         ],
-        "charts": _charts(course, figures),
+        "charts": [courses.class_chart(e, class_table) for e in course.exercises.all()],
         "polling": course.is_open,
     }
     if request.htmx:
         response = render(request, "exercises/course_overview.html#class-grid", ctx)
-        if not course.is_open:
-            response.status_code = HttpResponseStopPolling.status_code
-        else:
-            # Polled every 3 s: an unchanged class is answered with a 304.
-            response["ETag"] = etag
-            response["Cache-Control"] = "private, no-cache"
-        return response
+        return poll_answer(response, still_polling=course.is_open, version=version)
     return render(request, "exercises/course_overview.html", ctx)
-
-
-def _charts(course: Course, figures: dict) -> list[dict]:
-    charts = []
-    for exercise in course.exercises.all():
-        rows = [f for (e, _), f in figures.items() if e == exercise.pk]
-        charts.append(
-            {
-                "exercise": exercise,
-                "id": f"class-{exercise.key}",
-                "rows": rows,
-                "data": {
-                    "labels": [f.target.name for f in rows],
-                    "datasets": [
-                        {"label": "Class median", "data": [f.median for f in rows]},
-                        {"label": "Lowest", "data": [f.low for f in rows]},
-                        {"label": "Highest", "data": [f.high for f in rows]},
-                        {"label": "Site reference", "data": [f.reference for f in rows]},
-                    ],
-                },
-            }
-        )
-    return charts
 
 
 @login_required
 def course_discussion(request: HttpRequest, pk: int, key: str) -> HttpResponse:
     course = courses.course_for_instructor(request.user, pk)
     exercise = get_object_or_404(course.exercises, key=key)
-    rows = [f for (e, _), f in courses.class_figures(course).items() if e == exercise.pk]
-    chart = next(c for c in _charts(course, {(exercise.pk, f.target.pk): f for f in rows}))
-    ctx = {"course": course, "exercise": exercise, "rows": rows, "chart": chart}
+    chart = courses.class_chart(exercise, courses.class_figures(course))
+    ctx = {"course": course, "exercise": exercise, "chart": chart}
     return render(request, "exercises/course_discussion.html", ctx)
 
 
@@ -223,8 +186,8 @@ def _export_rows(course: Course) -> list[dict]:
                 "exercise": run.exercise.key if run.exercise else "",
                 "target": run.target.name,
                 "status": run.status,
-                "write_mib_s": round(bytes_per_s / 2**20, 2) if bytes_per_s else None,
-                "write_mb_s": round(bytes_per_s / 1e6, 2) if bytes_per_s else None,
+                "write_mib_s": round(units.mib(bytes_per_s), 2) if bytes_per_s else None,
+                "write_mb_s": round(units.mb(bytes_per_s), 2) if bytes_per_s else None,
                 "write_iops": round(result.write_iops, 1) if result and result.write_iops else None,
                 "processes": result.processes if result else None,
                 "slurm_job_id": run.slurm_job_id,

@@ -3,18 +3,18 @@
 Permissions live here, in one place: `course_for_trainee`, `course_for_instructor`.
 """
 
-import statistics
 from collections import defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db.models import Count, Max, QuerySet
 from django.http import Http404
 
-from exercises.models import Course, Exercise, ReferenceResult, StorageTarget
+from exercises import figures
+from exercises.models import Course, Exercise, StorageTarget
 from jobs.models import ACTIVE_STATUSES, BenchmarkRun, RunResult
+from portal.units import mib
 
-MiB = 2**20
 # A run this many times above or below the class median is flagged for a look.
 OUTLIER_FACTOR = 3.0
 
@@ -86,48 +86,33 @@ class Cell:
     outlier: bool = False
 
 
-@dataclass
-class ClassFigures:
-    exercise: Exercise
-    target: StorageTarget
-    values: list[float] = field(default_factory=list)
-    reference: float | None = None
-
-    @property
-    def median(self) -> float | None:
-        return statistics.median(self.values) if self.values else None
-
-    @property
-    def low(self) -> float | None:
-        return min(self.values) if self.values else None
-
-    @property
-    def high(self) -> float | None:
-        return max(self.values) if self.values else None
+def class_figures(course: Course) -> figures.Table:
+    """Every exercise on every target of the course: the class's write MiB/s,
+    without names, and the site's reference (2 queries plus the course's exercises
+    and targets)."""
+    return figures.table(
+        course.exercises.all(),
+        course.targets.all(),
+        classmates=RunResult.objects.filter(run__course=course),
+    )
 
 
-def class_figures(course: Course) -> dict[tuple[int, int], ClassFigures]:
-    """(exercise id, target id) -> the class's write MiB/s, without names (2 queries
-    plus the lab's exercises and targets)."""
-    exercises = list(course.exercises.all())
-    targets = list(course.targets.all())
-    figures = {(e.pk, t.pk): ClassFigures(e, t) for e in exercises for t in targets}
-    results = RunResult.objects.filter(
-        run__course=course, write_bytes_per_s__isnull=False
-    ).values_list("run__exercise_id", "run__target_id", "write_bytes_per_s")
-    for exercise_id, target_id, bytes_per_s in results:
-        if (exercise_id, target_id) in figures:
-            figures[(exercise_id, target_id)].values.append(bytes_per_s / MiB)
-    for ref in ReferenceResult.objects.filter(exercise__in=exercises, target__in=targets):
-        figures[(ref.exercise_id, ref.target_id)].reference = ref.write_mib_s
-    return figures
+def class_chart(exercise: Exercise, class_table: figures.Table) -> dict:
+    """One exercise's class figures per target: the rows, and their chart."""
+    rows = [f for (exercise_id, _), f in class_table.items() if exercise_id == exercise.pk]
+    return {
+        "exercise": exercise,
+        "id": f"class-{exercise.key}",
+        "rows": rows,
+        "data": figures.chart(rows, "class", "low", "high", "reference"),
+    }
 
 
 def grid(
-    course: Course, figures: dict[tuple[int, int], ClassFigures]
+    course: Course, class_table: figures.Table
 ) -> tuple[list, list[tuple[Exercise, StorageTarget]], dict]:
     """Participants x (exercise, target): each cell the participant's latest run,
-    flagged when far from the class median in `figures`."""
+    flagged when far from the class median in `class_table`."""
     targets = list(course.targets.all())
     columns = [(e, t) for e in course.exercises.all() for t in targets]
     enrollments = list(course.enrollments.select_related("user__cluster_account"))
@@ -139,10 +124,10 @@ def grid(
             "user_id", "exercise_id", "target_id", "status", "key", "result__write_bytes_per_s"
         )
     )
-    medians = {cell: class_cell.median for cell, class_cell in figures.items()}
+    medians = {cell: f.class_median for cell, f in class_table.items()}
     # Oldest first: the latest run of each cell wins.
     for user_id, exercise_id, target_id, status, key, bytes_per_s in runs:
-        mib_s = bytes_per_s / MiB if bytes_per_s else None
+        mib_s = mib(bytes_per_s)
         median = medians.get((exercise_id, target_id))
         outlier = bool(
             mib_s and median and not (1 / OUTLIER_FACTOR <= mib_s / median <= OUTLIER_FACTOR)

@@ -1,10 +1,9 @@
 """What the lab pages show: the active site profile, my progress, and the figures
 to compare per exercise. Query counts stay bounded whatever the number of runs."""
 
-import statistics
 import time
 from collections import defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from django.conf import settings
@@ -13,11 +12,12 @@ from django.db import connection
 from django.http import Http404
 from django.utils import timezone
 
+from exercises import figures
 from exercises.advisor import TargetFacts
+from exercises.figures import Figures
 from exercises.models import Exercise, ReferenceResult, SiteProfile, StorageTarget
 from jobs.models import BenchmarkRun, RunResult, RunStatus
-
-MiB = 2**20
+from portal.units import GiB, mib
 
 
 def active_profile() -> SiteProfile:
@@ -70,58 +70,18 @@ def progress(profile: SiteProfile, user: AbstractBaseUser) -> list[Progress]:
     return [Progress(e, done[e.pk], total) for e in exercises]
 
 
-@dataclass
-class TargetFigures:
-    target: StorageTarget
-    mine_mib_s: list[float] = field(default_factory=list)
-    reference_mib_s: float | None = None
-    reference_source: str = ""
-    class_median_mib_s: float | None = None
-
-    @property
-    def my_median_mib_s(self) -> float | None:
-        return statistics.median(self.mine_mib_s) if self.mine_mib_s else None
-
-
-def comparison(exercise: Exercise, user: AbstractBaseUser) -> list[TargetFigures]:
-    """Per target: my runs' write MiB/s, the class median in my courses and the
-    site's reference (4 queries)."""
-    rows = {t.pk: TargetFigures(t) for t in exercise.profile.targets.all()}
-    mine = RunResult.objects.filter(
-        run__exercise=exercise, run__user=user, write_bytes_per_s__isnull=False
-    ).values_list("run__target_id", "write_bytes_per_s")
-    for target_id, bytes_per_s in mine:
-        if target_id in rows:
-            rows[target_id].mine_mib_s.append(bytes_per_s / MiB)
-    for ref in ReferenceResult.objects.filter(exercise=exercise):
-        if ref.target_id in rows:
-            rows[ref.target_id].reference_mib_s = ref.write_mib_s
-            rows[ref.target_id].reference_source = ref.source
-    # The class: everyone's runs in the courses I joined.
-    classmates = RunResult.objects.filter(
-        run__exercise=exercise,
-        run__course__enrollments__user=user,
-        write_bytes_per_s__isnull=False,
-    ).values_list("run__target_id", "write_bytes_per_s")
-    by_target: dict[int, list[float]] = defaultdict(list)
-    for target_id, bytes_per_s in classmates:
-        by_target[target_id].append(bytes_per_s / MiB)
-    for target_id, values in by_target.items():
-        if target_id in rows:
-            rows[target_id].class_median_mib_s = statistics.median(values)
+def comparison(exercise: Exercise, user: AbstractBaseUser) -> list[Figures]:
+    """Per target of the site: my runs, the class's (everyone's runs in the courses
+    I joined) and the site's reference (4 queries)."""
+    rows = figures.table(
+        [exercise],
+        exercise.profile.targets.all(),
+        mine=RunResult.objects.filter(run__exercise=exercise, run__user=user),
+        classmates=RunResult.objects.filter(
+            run__exercise=exercise, run__course__enrollments__user=user
+        ),
+    )
     return list(rows.values())
-
-
-def chart_data(figures: list[TargetFigures]) -> dict:
-    """The comparison as Chart.js wants it (static/js/charts.js draws it)."""
-    return {
-        "labels": [f.target.name for f in figures],
-        "datasets": [
-            {"label": "My runs (median)", "data": [f.my_median_mib_s for f in figures]},
-            {"label": "Class median", "data": [f.class_median_mib_s for f in figures]},
-            {"label": "Site reference", "data": [f.reference_mib_s for f in figures]},
-        ],
-    }
 
 
 def my_runs(exercise: Exercise, user: AbstractBaseUser, limit: int = 20) -> list[BenchmarkRun]:
@@ -132,30 +92,10 @@ def my_runs(exercise: Exercise, user: AbstractBaseUser, limit: int = 20) -> list
     )
 
 
-@dataclass
-class ExerciseFigures:
-    exercise: Exercise
-    mine_mib_s: list[float] = field(default_factory=list)
-    reference_mib_s: float | None = None
-
-    @property
-    def my_median_mib_s(self) -> float | None:
-        return statistics.median(self.mine_mib_s) if self.mine_mib_s else None
-
-
-def target_figures(target: StorageTarget, user: AbstractBaseUser) -> list[ExerciseFigures]:
+def target_figures(target: StorageTarget, user: AbstractBaseUser) -> list[Figures]:
     """Per exercise: what I measured on this target, and the site's reference."""
-    rows = {e.pk: ExerciseFigures(e) for e in target.profile.exercises.all()}
-    for ref in ReferenceResult.objects.filter(target=target):
-        if ref.exercise_id in rows:
-            rows[ref.exercise_id].reference_mib_s = ref.write_mib_s
-    mine = RunResult.objects.filter(
-        run__target=target, run__user=user, write_bytes_per_s__isnull=False
-    ).values_list("run__exercise_id", "write_bytes_per_s")
-    for exercise_id, bytes_per_s in mine:
-        if exercise_id in rows:
-            rows[exercise_id].mine_mib_s.append(bytes_per_s / MiB)
-    return list(rows.values())
+    mine = RunResult.objects.filter(run__target=target, run__user=user)
+    return list(figures.table(target.profile.exercises.all(), [target], mine=mine).values())
 
 
 def get_target(profile: SiteProfile, key: str) -> StorageTarget:
@@ -186,7 +126,7 @@ def target_facts(profile: SiteProfile) -> list[TargetFacts]:
             **{f"run__exercise__{k}": v for k, v in plain.items()},
         ).values_list("run__target_id", "run__exercise__pattern", "write_bytes_per_s")
         for target_id, pattern, bytes_per_s in measured:
-            keep(target_id, pattern, bytes_per_s / MiB)
+            keep(target_id, pattern, mib(bytes_per_s))
     return [
         TargetFacts(
             key=t.key,
@@ -198,7 +138,7 @@ def target_facts(profile: SiteProfile) -> list[TargetFacts]:
             avoid_for=tuple(t.avoid_for),
             sequential_mib_s=best.get((t.pk, "sequential")),
             random_mib_s=best.get((t.pk, "random")),
-            quota_gib=t.quota_bytes / 2**30 if t.quota_bytes else None,
+            quota_gib=t.quota_bytes / GiB if t.quota_bytes else None,
         )
         for t in profile.targets.all()
     ]

@@ -1,16 +1,17 @@
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import HttpRequest, HttpResponse, HttpResponseNotModified
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
-from django_htmx.http import HttpResponseStopPolling
 
 from exercises import lab
 from exercises.advisor import Access, FileShape, Question, advise
+from exercises.figures import chart
 from exercises.forms import AdvisorForm, StartRunsForm
 from exercises.models import Exercise
 from exercises.start import StartRefused, start_runs
 from jobs.models import ACTIVE_STATUSES
+from portal.polling import poll_answer, unchanged
 
 
 @login_required
@@ -53,20 +54,13 @@ def _page(
 
 
 def _runs_panel(request: HttpRequest, exercise: Exercise) -> HttpResponse:
-    # A class polls every 2 s: most polls change nothing, and the browser's cache
-    # answers them from a 304 without the panel being rendered again.
-    etag = f'"{lab.panel_version(exercise, request.user)}"'
-    if request.headers.get("If-None-Match") == etag:
-        return HttpResponseNotModified(headers={"ETag": etag})
+    """The panel as polled every 2 s while a run of mine is going."""
+    version = lab.panel_version(exercise, request.user)
+    if not_modified := unchanged(request, version):
+        return not_modified
     ctx = _panel_context(request, exercise)
     response = render(request, "exercises/exercise_detail.html#runs-panel", ctx)
-    if not ctx["polling"]:
-        # Nothing left to follow: this last answer is shown, and polling stops.
-        response.status_code = HttpResponseStopPolling.status_code
-    else:
-        response["ETag"] = etag
-        response["Cache-Control"] = "private, no-cache"
-    return response
+    return poll_answer(response, still_polling=ctx["polling"], version=version)
 
 
 def _panel_context(request: HttpRequest, exercise: Exercise) -> dict:
@@ -76,7 +70,7 @@ def _panel_context(request: HttpRequest, exercise: Exercise) -> dict:
         "exercise": exercise,
         "runs": runs,
         "figures": figures,
-        "chart": lab.chart_data(figures),
+        "chart": chart(figures, "mine", "class", "reference"),
         "polling": any(run.status in ACTIVE_STATUSES for run in runs),
     }
 

@@ -5,12 +5,12 @@ from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBase
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_POST
-from django_htmx.http import HttpResponseStopPolling
 
 from jobs.models import BenchmarkRun
 from jobs.results import ResultRefused, receive_result
 from jobs.slurm import SlurmError
 from jobs.submission import cancel
+from portal.polling import poll_answer
 
 
 def _get_own_run(request: HttpRequest, key: str) -> BenchmarkRun:
@@ -26,9 +26,7 @@ def run_detail(request: HttpRequest, key: str) -> HttpResponse:
     run = _get_own_run(request, key)
     if request.htmx:
         response = render(request, "jobs/run_detail.html#run-status", {"run": run})
-        if not run.is_active:
-            response.status_code = HttpResponseStopPolling.status_code
-        return response
+        return poll_answer(response, still_polling=run.is_active)
     return render(request, "jobs/run_detail.html", {"run": run})
 
 

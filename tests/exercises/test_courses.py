@@ -4,12 +4,14 @@ see what (a matrix over every course view)."""
 import csv
 import io
 import json
+import re
 from datetime import timedelta
 
 import pytest
 from django.contrib.auth.models import Permission
 from django.test import Client
 from django.utils import timezone
+from django.utils.html import escape
 
 from exercises.models import Course, Enrollment
 from jobs.models import BenchmarkRun, RunResult, RunStatus
@@ -137,6 +139,25 @@ def test_the_lab_shows_the_class_median_only_to_the_class(client, people) -> Non
     assert "110.0" in client.get("/lab/1a/").content.decode()
     client.force_login(people["outsider"])
     assert "110.0" not in client.get("/lab/1a/").content.decode()
+
+
+@pytest.mark.parametrize(
+    "exercise,medians",
+    [("1a", {"$SCRATCH": None, "$TMPDIR": 110.0}), ("2a", {"$SCRATCH": 40.0, "$TMPDIR": None})],
+)
+def test_each_exercise_is_discussed_with_its_own_figures(client, people, exercise, medians) -> None:
+    course = people["course"]
+    for mib in (30, 50):
+        add_run(course, people["classmate"], "2a", "scratch", mib)
+    client.force_login(people["instructor"])
+
+    page = client.get(f"/courses/{course.pk}/discussion/{exercise}").content.decode()
+
+    chart = json.loads(re.search(rf'id="class-{exercise}"[^>]*>(.*?)</script>', page, re.S)[1])
+    assert dict(zip(chart["labels"], chart["datasets"][0]["data"], strict=True)) == medians
+    assert chart["datasets"][0]["label"] == "Class median"
+    questions = course.exercises.get(key=exercise).questions
+    assert questions and all(escape(q) in page for q in questions)
 
 
 def test_the_overview_shows_every_participant_and_flags_outliers(client, people) -> None:

@@ -1,0 +1,89 @@
+"""The write MiB/s shown beside each other: for one exercise on one target, my
+runs, the class's runs and the site's reference. One shape for every page that
+compares (the lab, a target's page, a course's pages), and one chart builder."""
+
+import statistics
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from django.db.models import QuerySet
+
+from exercises.models import Exercise, ReferenceResult, StorageTarget
+from jobs.models import RunResult
+from portal.units import mib
+
+
+@dataclass
+class Figures:
+    exercise: Exercise
+    target: StorageTarget
+    mine: list[float] = field(default_factory=list)  # MiB/s of my runs
+    classmates: list[float] = field(default_factory=list)  # MiB/s of the class's runs
+    reference: float | None = None  # the site's, MiB/s
+    reference_source: str = ""
+
+    @property
+    def my_median(self) -> float | None:
+        return statistics.median(self.mine) if self.mine else None
+
+    @property
+    def class_median(self) -> float | None:
+        return statistics.median(self.classmates) if self.classmates else None
+
+    @property
+    def class_low(self) -> float | None:
+        return min(self.classmates, default=None)
+
+    @property
+    def class_high(self) -> float | None:
+        return max(self.classmates, default=None)
+
+
+Table = dict[tuple[int, int], Figures]  # (exercise id, target id) -> figures
+
+
+def table(
+    exercises: Iterable[Exercise],
+    targets: Iterable[StorageTarget],
+    *,
+    mine: QuerySet[RunResult] | None = None,
+    classmates: QuerySet[RunResult] | None = None,
+) -> Table:
+    """Figures for every exercise on every target, from the results given (one
+    query each) and the site's references (one query)."""
+    exercises, targets = list(exercises), list(targets)
+    figures = {(e.pk, t.pk): Figures(e, t) for e in exercises for t in targets}
+    for results, attribute in ((mine, "mine"), (classmates, "classmates")):
+        if results is None:
+            continue
+        rows = results.filter(write_bytes_per_s__isnull=False).values_list(
+            "run__exercise_id", "run__target_id", "write_bytes_per_s"
+        )
+        for exercise_id, target_id, bytes_per_s in rows:
+            if (exercise_id, target_id) in figures:
+                getattr(figures[(exercise_id, target_id)], attribute).append(mib(bytes_per_s))
+    for ref in ReferenceResult.objects.filter(exercise__in=exercises, target__in=targets):
+        row = figures[(ref.exercise_id, ref.target_id)]
+        row.reference, row.reference_source = ref.write_mib_s, ref.source
+    return figures
+
+
+# What a chart may draw: its legend, and the figure of a row.
+SERIES = {
+    "mine": ("My runs (median)", lambda f: f.my_median),
+    "class": ("Class median", lambda f: f.class_median),
+    "low": ("Lowest", lambda f: f.class_low),
+    "high": ("Highest", lambda f: f.class_high),
+    "reference": ("Site reference", lambda f: f.reference),
+}
+
+
+def chart(rows: list[Figures], *series: str) -> dict:
+    """One bar per target and series, as Chart.js wants it (static/js/charts.js)."""
+    return {
+        "labels": [f.target.name for f in rows],
+        "datasets": [
+            {"label": label, "data": [value(f) for f in rows]}
+            for label, value in (SERIES[name] for name in series)
+        ],
+    }
