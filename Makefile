@@ -1,6 +1,6 @@
 # The front door. Run as root on a Debian 12 machine: each target installs what
 # it needs and starts what is down (see docker/dev/).
-.PHONY: demo test bench stop lint
+.PHONY: demo test quick bench stop lint
 
 ## The whole portal (Slurm, PostgreSQL, Redis, Celery, web) at http://127.0.0.1:8000
 demo:
@@ -9,6 +9,10 @@ demo:
 ## Linters and every test, against the live dev cluster (pytest args: make test ARGS=-x)
 test:
 	bash docker/dev/test.sh $(ARGS)
+
+## The inner loop: tests that need only PostgreSQL (not live, not e2e), in ~25 s
+quick:
+	bash docker/dev/quick.sh $(ARGS)
 
 ## Benchmarks of the portal itself: figures in bench/results/*.json
 bench:

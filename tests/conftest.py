@@ -2,6 +2,11 @@
 
 Tests share one dev cluster: each test that touches it gets cluster accounts,
 job names and directories of its own, so order and leftovers never matter.
+
+Markers: `live` tests need the dev cluster (Slurm, slurmrestd, Redis, Celery, real
+Unix accounts), `e2e` tests drive Chromium. `make test` runs them all; the inner
+loop `pytest -m "not live and not e2e"` needs only PostgreSQL, so the other tests
+keep the cache (sessions, rate limits) in memory instead of in Redis.
 """
 
 import os
@@ -73,6 +78,24 @@ def browser_type_launch_args(browser_type_launch_args: dict) -> dict:
         "executable_path": os.getenv("CHROMIUM", "/usr/bin/chromium"),
         "args": ["--disable-gpu", "--no-sandbox", "--disable-background-networking"],
     }
+
+
+# Fixtures that reach the dev cluster: a test using one is live, marked or not.
+LIVE_FIXTURES = {"make_cluster_account", "celery_worker_thread", "live_portal", "sync_loop_only"}
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if "e2e" in item.path.parts:
+            item.add_marker(pytest.mark.e2e)
+        if LIVE_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.live)
+
+
+@pytest.fixture(autouse=True)
+def cache_in_memory_unless_live(request, settings) -> None:
+    if not (request.node.get_closest_marker("live") or request.node.get_closest_marker("e2e")):
+        settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 
 
 @pytest.fixture(autouse=True)

@@ -10,6 +10,8 @@ from jobs import ratelimit
 from jobs.submission import resubmit_stale, submit
 from tests.runs import make_run
 
+pytestmark = pytest.mark.live  # slurmrestd / Redis of the dev cluster
+
 
 @pytest.fixture
 def empty_limiter(settings, monkeypatch):

@@ -12,6 +12,8 @@ from jobs.slurm.auth import StaticToken
 from jobs.slurm.models import JobState
 from tests.names import unique_name
 
+pytestmark = pytest.mark.live  # slurmrestd / Redis of the dev cluster
+
 
 def wait_until_finished(
     client: SlurmClient, user: str, job_id: int, timeout: float = 60

@@ -7,7 +7,7 @@ from django.test import Client
 
 from jobs.slurm import get_client
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.live]
 
 
 @pytest.fixture
