@@ -1,0 +1,75 @@
+"""What the advisor is asked (a job's I/O, the site's targets) and what it answers."""
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+
+@dataclass(frozen=True)
+class TargetFacts:
+    """One target as the advisor sees it. Figures are MiB/s of writes: sequential in
+    large blocks (e.g. exercise 1b) and random in 4 KiB blocks (e.g. 2a or 2b)."""
+
+    key: str
+    name: str
+    in_memory: bool
+    persistent: bool
+    shared: bool
+    use_for: tuple[str, ...] = ()
+    avoid_for: tuple[str, ...] = ()
+    sequential_mib_s: float | None = None
+    random_mib_s: float | None = None
+    quota_gib: float | None = None
+    memory_fraction: float = 0.5  # in-memory targets may hold this share of node RAM
+    # False: a hardware failure can lose the data. An avoid_for phrase such as "the
+    # only copy of data" says the same, for callers that only pass the phrases.
+    redundant: bool = True
+
+
+class Access(StrEnum):
+    SEQUENTIAL = "sequential"
+    RANDOM = "random"
+    MIXED = "mixed"
+
+
+class FileShape(StrEnum):
+    FEW_LARGE = "few_large"
+    MANY_SMALL = "many_small"
+
+
+@dataclass(frozen=True)
+class Question:
+    access: Access
+    file_shape: FileShape
+    data_gib: float  # volume the job reads/writes / keeps
+    node_memory_gib: float  # memory per node
+    app_memory_gib: float = 0  # memory the program itself needs
+    must_outlive_job: bool = True
+    shared_between_nodes: bool = False
+    file_count: int | None = None
+
+    def __post_init__(self) -> None:
+        if self.data_gib < 0 or self.app_memory_gib < 0:
+            raise ValueError("data and program memory cannot be negative")
+        if self.node_memory_gib <= 0:
+            raise ValueError("a node needs some memory")
+        if self.file_count is not None and self.file_count < 0:
+            raise ValueError("the file count cannot be negative")
+
+
+@dataclass(frozen=True)
+class Recommendation:
+    """One target's verdict. The ranking's order is the answer; score weighs the
+    target's suitability regardless of what blocks it (so a target that does not
+    fit may score high: it would be the best choice with more memory or quota)."""
+
+    target_key: str
+    target_name: str
+    score: float
+    reasons: tuple[str, ...]
+    fits: bool
+
+
+@dataclass(frozen=True)
+class Advice:
+    ranking: tuple[Recommendation, ...]  # best first; fits=False last
+    plan: str
