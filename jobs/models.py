@@ -6,7 +6,7 @@ from django.db import models
 from django.utils import timezone
 
 from jobs.engines import ENGINE_CHOICES, Workload
-from portal.units import mib
+from portal.units import ThroughputInMiB
 
 
 class RunStatus(models.TextChoices):
@@ -116,7 +116,7 @@ class BenchmarkRun(models.Model):
         return timezone.now() - ended > timedelta(seconds=settings.RESULT_GRACE_SECONDS)
 
 
-class RunResult(models.Model):
+class RunResult(ThroughputInMiB, models.Model):
     """The parsed figures of a run. Throughput in bytes/s, latency in µs."""
 
     run = models.OneToOneField(BenchmarkRun, on_delete=models.CASCADE, related_name="result")
@@ -132,11 +132,3 @@ class RunResult(models.Model):
 
     def __str__(self) -> str:
         return f"result of {self.run_id}"
-
-    @property
-    def write_mib_s(self) -> float | None:
-        return mib(self.write_bytes_per_s)
-
-    @property
-    def read_mib_s(self) -> float | None:
-        return mib(self.read_bytes_per_s)

@@ -25,3 +25,17 @@ def iec(size: float) -> str:
             return f"{size:.3g} {unit}" if unit != "B" else f"{int(size)} B"
         size /= 1024
     raise AssertionError("unreachable")
+
+
+class ThroughputInMiB:
+    """write_mib_s and read_mib_s of anything holding write_bytes_per_s and
+    read_bytes_per_s (a parsed benchmark result, a stored one). It declares no
+    fields itself, so pydantic and Django see only the class's own."""
+
+    @property
+    def write_mib_s(self) -> float | None:
+        return mib(self.write_bytes_per_s)
+
+    @property
+    def read_mib_s(self) -> float | None:
+        return mib(self.read_bytes_per_s)

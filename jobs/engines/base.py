@@ -6,7 +6,7 @@ from typing import Protocol
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from portal.units import GiB, KiB, MiB, mb, mib
+from portal.units import GiB, KiB, MiB, ThroughputInMiB, mb
 
 
 class Pattern(StrEnum):
@@ -60,7 +60,7 @@ class Latency(BaseModel):
     max: float | None = None
 
 
-class BenchmarkResult(BaseModel):
+class BenchmarkResult(ThroughputInMiB, BaseModel):
     """One benchmark's figures, engine-independent. Throughput in bytes/s."""
 
     model_config = ConfigDict(frozen=True)
@@ -73,14 +73,6 @@ class BenchmarkResult(BaseModel):
     read_iops: float | None = None
     write_latency: Latency | None = None
     read_latency: Latency | None = None
-
-    @property
-    def write_mib_s(self) -> float | None:
-        return mib(self.write_bytes_per_s)
-
-    @property
-    def read_mib_s(self) -> float | None:
-        return mib(self.read_bytes_per_s)
 
     def summary(self) -> dict[str, object]:
         """The shape `manage.py parse_result` prints."""

@@ -24,5 +24,8 @@ def mb_s(bytes_per_s: float | None) -> float | None:
 
 
 @register.filter
-def mb_from_mib(mib: float | None) -> float | None:
-    return None if mib is None else units.mb(mib * units.MiB)
+def mib_and_mb(mib: float | None, digits: int = 1) -> str:
+    """A MiB/s figure with its MB/s in brackets, '123.4 (129.4)'; '–' for none."""
+    if not mib:
+        return "–"
+    return f"{mib:.{digits}f} ({units.mb(mib * units.MiB):.{digits}f})"

@@ -8,10 +8,9 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from exercises.models import StorageTarget
-from exercises.quota.store import record_failure, record_usage
-from exercises.quota.usage import Usage
+from exercises.quota.store import record_failure
 from portal.units import GiB, MiB
+from tests.exercises.quotas import dev_target, fill
 
 pytestmark = pytest.mark.django_db
 
@@ -24,15 +23,6 @@ def ada(dev_profile, make_user):
 @pytest.fixture
 def bob(dev_profile, make_user):
     return make_user("sl-bob").cluster_account
-
-
-def _target(key: str) -> StorageTarget:
-    return StorageTarget.objects.get(profile__name="dev", key=key)
-
-
-def fill(account, key: str, used: int, **limits) -> None:
-    """The account's figures on a dev target, as a collector would store them."""
-    record_usage(account, _target(key), "local", Usage(bytes_used=used, **limits))
 
 
 def test_it_asks_anonymous_visitors_to_log_in(client) -> None:
@@ -120,8 +110,8 @@ def test_another_users_figures_are_never_shown(client, ada, bob) -> None:
 
 def test_a_failed_collection_shows_unknown_and_when_figures_were_last_good(client, ada) -> None:
     fill(ada, "scratch", 3 * GiB, bytes_hard=10 * GiB)
-    record_failure(ada, _target("scratch"), "lustre", "lfs is not installed on vm")
-    record_failure(ada, _target("global"), "lustre", "lfs failed (exit status 2)")
+    record_failure(ada, dev_target("scratch"), "lustre", "lfs is not installed on vm")
+    record_failure(ada, dev_target("global"), "lustre", "lfs failed (exit status 2)")
     client.force_login(ada.user)
 
     page = client.get("/storage/").content.decode()

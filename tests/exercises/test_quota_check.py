@@ -3,13 +3,12 @@ the quota on each chosen target; if not, it starts nothing and says what to do."
 
 import pytest
 
-from exercises.models import StorageTarget
 from exercises.quota.checks import needs, quota_problem
-from exercises.quota.store import record_failure, record_usage
-from exercises.quota.usage import Usage
+from exercises.quota.store import record_failure
 from jobs.engines.base import Pattern, Workload
 from jobs.models import BenchmarkRun
 from portal.units import GiB, MiB
+from tests.exercises.quotas import dev_target, fill
 
 pytestmark = pytest.mark.django_db
 
@@ -17,14 +16,6 @@ pytestmark = pytest.mark.django_db
 @pytest.fixture
 def ada(dev_profile, make_user):
     return make_user("sl-ada").cluster_account
-
-
-def target(key: str) -> StorageTarget:
-    return StorageTarget.objects.get(profile__name="dev", key=key)
-
-
-def fill(account, key: str, used: int, **limits) -> None:
-    record_usage(account, target(key), "local", Usage(bytes_used=used, **limits))
 
 
 def start(client, *targets: str, exercise: str = "1a"):
@@ -64,7 +55,7 @@ def test_a_run_that_fits_starts(client, ada) -> None:
 
 def test_unknown_figures_do_not_block_a_run(client, ada) -> None:
     fill(ada, "scratch", 10 * GiB, bytes_hard=10 * GiB)  # full, but that was before...
-    record_failure(ada, target("scratch"), "local", "counting took longer than 30 s")
+    record_failure(ada, dev_target("scratch"), "local", "counting took longer than 30 s")
     client.force_login(ada.user)
 
     assert start(client, "scratch").status_code == 302  # ...and now nobody knows
@@ -74,7 +65,7 @@ def test_over_the_soft_limit_nothing_is_left_even_below_the_hard_one(ada) -> Non
     fill(ada, "global", 6 * GiB, bytes_soft=5 * GiB, bytes_hard=8 * GiB)
     small = Workload(pattern=Pattern.SEQUENTIAL, block_size=MiB, processes=1, size_per_process=MiB)
 
-    problem = quota_problem(ada, target("global"), small)
+    problem = quota_problem(ada, dev_target("global"), small)
 
     assert problem and "only 0 B of your space quota is left there" in problem
 

@@ -129,6 +129,17 @@ def find(pair: str) -> Recording:
 Answer = Callable[[httpx.Request], httpx.Response]
 
 
+def mock_client(answer: Answer, auth: Auth | None = None, user: str = "slurm") -> SlurmClient:
+    """Our client, talking to `answer` instead of a slurmrestd."""
+    return SlurmClient(
+        "http://slurmrestd.test",
+        auth or StaticToken(TOKEN),
+        service_user=user,
+        timeout=5,
+        transport=httpx.MockTransport(answer),
+    )
+
+
 class FakeSlurmrestd:
     """Answers like the slurmrestd of one recording: auth headers first (the recorded
     401/500), then 404 text for versions or paths it does not serve, the recorded
@@ -143,13 +154,7 @@ class FakeSlurmrestd:
         self.submitted: list[dict[str, Any]] = []
 
     def client(self, auth: Auth | None = None) -> SlurmClient:
-        return SlurmClient(
-            "http://slurmrestd.test",
-            auth or StaticToken(TOKEN),
-            service_user="slurm",
-            timeout=5,
-            transport=httpx.MockTransport(self),
-        )
+        return mock_client(self, auth)
 
     @property
     def paths(self) -> list[str]:

@@ -16,7 +16,7 @@ import pytest
 
 from jobs.slurm import SlurmAuthError, SlurmClient, SlurmError, auth
 from jobs.slurm.auth import RENEW_BEFORE, StaticToken, TokenSigner
-from tests.jobs.recorded import find
+from tests.jobs.recorded import find, mock_client
 
 NOW = 1_762_942_000.0
 
@@ -167,13 +167,7 @@ def test_no_token_reaches_a_log_or_an_error_message(
             return find("25.11-v0.0.44").response("slurm-ping")
         return answer(request)
 
-    client = SlurmClient(
-        "http://slurmrestd.test",
-        signer,
-        service_user="alice",
-        timeout=5,
-        transport=httpx.MockTransport(slurmrestd),
-    )
+    client = mock_client(slurmrestd, signer, user="alice")
     with pytest.raises(SlurmError) as caught:
         client.job("alice", 5739)
 
@@ -195,13 +189,7 @@ def test_no_token_reaches_a_log_when_slurmrestd_echoes_it_in_a_warning(
         return httpx.Response(200, json=dict(rec.body("slurm-jobs"), warnings=[warning]))
 
     signer = TokenSigner(str(key_file), 600)
-    client = SlurmClient(
-        "http://slurmrestd.test",
-        signer,
-        service_user="alice",
-        timeout=5,
-        transport=httpx.MockTransport(slurmrestd),
-    )
+    client = mock_client(slurmrestd, signer, user="alice")
     with caplog.at_level(logging.DEBUG):
         assert client.jobs("alice")
 

@@ -32,6 +32,7 @@ from tests.jobs.recorded import (
     Recording,
     check_submission,
     find,
+    mock_client,
     recorded,
     recordings,
     spec_versions,
@@ -89,13 +90,7 @@ def test_it_discovers_the_api_version_once(rec: Recording) -> None:
 
 def test_a_slurmrestd_serving_no_version_it_knows_is_not_found() -> None:
     rec = find("25.11-v0.0.44")
-    client = SlurmClient(
-        "http://slurmrestd.test",
-        StaticToken("t"),
-        service_user="slurm",
-        timeout=5,
-        transport=httpx.MockTransport(lambda request: rec.response("slurm-not-found")),
-    )
+    client = mock_client(lambda request: rec.response("slurm-not-found"))
     with pytest.raises(SlurmNotFound, match="serves none of v0.0.44"):
         client.api_version()
 
