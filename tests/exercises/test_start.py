@@ -1,0 +1,62 @@
+"""exercises/start.py: every caller of start_runs gets the lab's rules, and a refusal
+starts nothing (the views' messages are tested with the views)."""
+
+import pytest
+
+from exercises.models import Course, Enrollment, SiteProfile, StorageTarget
+from exercises.start import StartRefused, start_runs
+from jobs.models import BenchmarkRun, RunStatus
+from tests.runs import make_run
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def ada(dev_profile, make_user):
+    return make_user("sl-ada")
+
+
+def targets(profile: SiteProfile, *keys: str) -> list[StorageTarget]:
+    return [profile.targets.get(key=key) for key in keys]
+
+
+def test_it_starts_one_run_per_target(ada, dev_profile) -> None:
+    exercise = dev_profile.exercises.get(key="2a")
+
+    runs = start_runs(ada, exercise, targets(dev_profile, "scratch", "tmp"))
+
+    assert [(r.target.key, r.exercise, r.status) for r in runs] == [
+        ("scratch", exercise, RunStatus.QUEUED),
+        ("tmp", exercise, RunStatus.QUEUED),
+    ]
+    assert runs[0].workload == exercise.workload.model_dump(mode="json")
+
+
+def test_a_target_of_another_site_is_refused(ada, dev_profile, disk_target) -> None:
+    exercise = dev_profile.exercises.get(key="1a")
+
+    with pytest.raises(StartRefused, match="is not a storage target of"):
+        start_runs(ada, exercise, [*targets(dev_profile, "tmp"), disk_target])
+
+    assert not BenchmarkRun.objects.exists()
+
+
+def test_no_target_is_refused(ada, dev_profile) -> None:
+    with pytest.raises(StartRefused, match="Choose at least one"):
+        start_runs(ada, dev_profile.exercises.get(key="1a"), [])
+
+
+def test_runs_count_for_the_open_course_within_its_cap(ada, dev_profile, make_user) -> None:
+    exercise = dev_profile.exercises.get(key="1a")
+    course = Course.objects.create(title="Storage 101", profile=dev_profile, max_active_runs=2)
+    course.exercises.add(exercise)
+    course.targets.set(targets(dev_profile, "scratch", "tmp"))
+    Enrollment.objects.create(course=course, user=ada)
+
+    runs = start_runs(ada, exercise, targets(dev_profile, "home", "scratch"))
+    assert [r.course for r in runs] == [None, course]  # $HOME is not in the course
+
+    make_run(ada.cluster_account, runs[1].target, course=course, status=RunStatus.RUNNING)
+    with pytest.raises(StartRefused, match="In Storage 101 each trainee may have 2 run"):
+        start_runs(ada, exercise, targets(dev_profile, "tmp"))
+    assert BenchmarkRun.objects.count() == 3
