@@ -3,13 +3,19 @@
 - slurmrestd requests per sync cycle with 1, 10, 100 and 1,000 active runs (target 1)
 - request → job submitted, median (target < 0.5 s)
 - benchmark end → parsed result stored, median (target < 2 s)
-- fidelity: one fio workload through the portal vs run directly, median of 5 (±10%)
+- fidelity: one fio workload through the portal vs run directly as the same user, on
+  disk and on tmpfs. Reported, not asserted: BENCH_FIDELITY_PAIRS pairs (default 9)
+  of one portal and one direct run back to back, the median of the pairwise ratios
+  portal / direct with its spread, and the slow and fast modes of the dev VM's disk
+  (see bench/README.md). Only a run that fails or gives no figure fails the test.
 """
 
 import json
+import os
 import statistics
 import subprocess
 import time
+from collections import Counter
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -34,6 +40,9 @@ FIGURES: dict = {"measured_at": datetime.now(UTC).isoformat()}
 FIDELITY_WORKLOAD = Workload(
     pattern=Pattern.SEQUENTIAL, block_size=1 * MiB, processes=1, size_per_process=256 * MiB
 )
+FIDELITY_PAIRS = int(os.getenv("BENCH_FIDELITY_PAIRS", "9"))
+# Two groups of figures whose medians are further apart than this are two modes.
+MODE_FACTOR = 2.0
 
 
 def count_requests() -> list[httpx.Request]:
@@ -103,24 +112,115 @@ def test_submission_and_result_latency(live_portal, trainee, disk_target) -> Non
 def test_fidelity_portal_vs_direct(live_portal, trainee, disk_target, tmpfs_target, on) -> None:
     target = disk_target if on == "disk" else tmpfs_target
     directory = Path(target.directory_for(trainee.username))
-    portal, direct = [], []
-    for i in range(5):
-        # Each measurement starts with no dirty pages of the previous one.
-        subprocess.run(["sync"], check=True)
-        run = start_run(trainee, target, FIDELITY_WORKLOAD, time_limit_minutes=5)
-        (run,) = follow(run, timeout=300)
-        portal.append(run.result.write_bytes_per_s / MiB)
-        subprocess.run(["sync"], check=True)
-        direct.append(run_fio_directly(trainee.username, directory / f"direct-{i}", target))
-    ratio = statistics.median(portal) / statistics.median(direct)
-    FIGURES.setdefault("fidelity", {"workload": FIDELITY_WORKLOAD.model_dump(mode="json")})[on] = {
-        "portal_mib_s": portal,
-        "direct_mib_s": direct,
-        "portal_median_mib_s": statistics.median(portal),
-        "direct_median_mib_s": statistics.median(direct),
-        "ratio": ratio,
+    started = time.monotonic()
+    pairs = []
+    for i in range(FIDELITY_PAIRS):
+        # One pair: the same workload through the portal and directly, back to back.
+        # Which goes first alternates, so that a drift of the machine over the
+        # pairs favours neither side.
+        first, second = ("portal", "direct") if i % 2 == 0 else ("direct", "portal")
+        mib_s = {}
+        for side in (first, second):
+            # Each measurement starts with no dirty pages of the previous one.
+            subprocess.run(["sync"], check=True)
+            if side == "portal":
+                mib_s[side] = run_through_portal(trainee, target)
+            else:
+                mib_s[side] = run_fio_directly(trainee.username, directory / f"direct-{i}", target)
+        pairs.append(
+            {
+                "first": first,
+                "portal_mib_s": mib_s["portal"],
+                "direct_mib_s": mib_s["direct"],
+                "ratio": mib_s["portal"] / mib_s["direct"],
+            }
+        )
+    FIGURES.setdefault("fidelity", {"workload": FIDELITY_WORKLOAD.model_dump(mode="json")})[on] = (
+        fidelity(pairs) | {"seconds": time.monotonic() - started}
+    )
+    # No assertion on the ratio: on this VM's disk it is noise (bench/README.md).
+    # Every run completed and gave a figure, or run_through_portal and
+    # run_fio_directly have failed the test already.
+    assert len(pairs) == FIDELITY_PAIRS
+
+
+def run_through_portal(account, target) -> float:
+    run = start_run(account, target, FIDELITY_WORKLOAD, time_limit_minutes=5)
+    (run,) = follow(run, timeout=300)
+    result = getattr(run, "result", None)
+    assert run.status == RunStatus.COMPLETED, f"run {run.pk}: {run.status} {run.status_reason}"
+    assert result is not None and result.write_bytes_per_s, f"run {run.pk}: {run.parse_error}"
+    return result.write_bytes_per_s / MiB
+
+
+def fidelity(pairs: list[dict]) -> dict:
+    """The median ratio portal / direct over the pairs and its spread, with each
+    figure's mode: the pairs themselves, each with its two modes, are kept too."""
+    figures = [p[side] for p in pairs for side in ("portal_mib_s", "direct_mib_s")]
+    fast_from = fast_mode_from(figures)
+    for pair in pairs:
+        for side in ("portal", "direct"):
+            pair[f"{side}_mode"] = mode(pair[f"{side}_mib_s"], fast_from)
+    same = [p["ratio"] for p in pairs if p["portal_mode"] == p["direct_mode"]]
+    return {
+        "pairs": pairs,
+        "ratio": spread([p["ratio"] for p in pairs]),
+        "portal_median_mib_s": statistics.median(p["portal_mib_s"] for p in pairs),
+        "direct_median_mib_s": statistics.median(p["direct_mib_s"] for p in pairs),
+        "modes": {
+            "bimodal": fast_from is not None,
+            "fast_from_mib_s": fast_from,
+            "slow_median_mib_s": median_or_none(x for x in figures if mode(x, fast_from) == "slow"),
+            "fast_median_mib_s": median_or_none(x for x in figures if mode(x, fast_from) == "fast"),
+            "portal": dict(Counter(p["portal_mode"] for p in pairs)),
+            "direct": dict(Counter(p["direct_mode"] for p in pairs)),
+            "same_mode_pairs": len(same),
+            "same_mode_ratio": spread(same) if same else None,
+        },
     }
-    assert 0.9 <= ratio <= 1.1
+
+
+def fast_mode_from(figures: list[float]) -> float | None:
+    """The lowest figure of the fast mode, or None when the figures form one mode.
+
+    The dev VM's disk gives the same fio job either ~300 or ~1,500 MiB/s, whoever
+    runs it. The sorted figures are cut at the largest step between neighbours,
+    taken as a ratio (the noise of a throughput grows with it); when the medians
+    of the two sides are more than MODE_FACTOR apart, the lower side is the slow
+    mode and the upper the fast one. Otherwise all figures are one mode ("single").
+    """
+    xs = sorted(figures)
+    if len(xs) < 2 or xs[0] <= 0:
+        return None
+    cut = max(range(1, len(xs)), key=lambda i: xs[i] / xs[i - 1])
+    if statistics.median(xs[cut:]) / statistics.median(xs[:cut]) <= MODE_FACTOR:
+        return None
+    return xs[cut]
+
+
+def mode(figure: float, fast_from: float | None) -> str:
+    if fast_from is None:
+        return "single"
+    return "slow" if figure < fast_from else "fast"
+
+
+def spread(values: list[float]) -> dict:
+    xs = sorted(values)
+    q1, _, q3 = statistics.quantiles(xs, n=4, method="inclusive") if len(xs) > 1 else xs * 3
+    return {
+        "median": statistics.median(xs),
+        "min": xs[0],
+        "q1": q1,
+        "q3": q3,
+        "iqr": q3 - q1,
+        "max": xs[-1],
+        "n": len(xs),
+    }
+
+
+def median_or_none(values) -> float | None:
+    values = list(values)
+    return statistics.median(values) if values else None
 
 
 def run_fio_directly(user: str, directory: Path, target) -> float:
@@ -137,7 +237,9 @@ def run_fio_directly(user: str, directory: Path, target) -> float:
         text=True,
     ).stdout
     subprocess.run(["rm", "-rf", str(directory)], check=True)
-    return Fio().parse(out).write_bytes_per_s / MiB
+    result = Fio().parse(out)  # raises on an output without figures
+    assert result.write_bytes_per_s, f"fio gave no write figure directly in {directory}"
+    return result.write_bytes_per_s / MiB
 
 
 def summary() -> str:
@@ -159,11 +261,38 @@ def summary() -> str:
             )
     for on, f in FIGURES.get("fidelity", {}).items():
         if on != "workload":
-            lines.append(
-                f"  fidelity on {on}: portal {f['portal_median_mib_s']:.0f} MiB/s vs direct "
-                f"{f['direct_median_mib_s']:.0f} MiB/s (ratio {f['ratio']:.2f})"
-            )
+            lines += fidelity_summary(on, f)
     return "\n".join(lines)
+
+
+def fidelity_summary(on: str, f: dict) -> list[str]:
+    r, m = f["ratio"], f["modes"]
+    lines = [
+        f"  fidelity on {on}: portal / direct, median of {r['n']} pairs {r['median']:.2f} "
+        f"(min {r['min']:.2f}, IQR {r['q1']:.2f}-{r['q3']:.2f}, max {r['max']:.2f}); "
+        f"{f['seconds']:.0f} s",
+    ]
+    if m["bimodal"]:
+        same = m["same_mode_ratio"]
+        counts = ", ".join(
+            f"{side} {m[side].get('slow', 0)} slow {m[side].get('fast', 0)} fast"
+            for side in ("portal", "direct")
+        )
+        lines.append(
+            f"    two modes: slow ~{m['slow_median_mib_s']:.0f}, fast ~{m['fast_median_mib_s']:.0f}"
+            f" MiB/s (fast from {m['fast_from_mib_s']:.0f}); {counts};"
+            f" {m['same_mode_pairs']} pairs in the same mode"
+            + (f", their median ratio {same['median']:.2f}" if same else "")
+        )
+    else:
+        lines.append("    one mode")
+    for i, p in enumerate(f["pairs"], 1):
+        modes = f" ({p['portal_mode']}/{p['direct_mode']})" if m["bimodal"] else ""
+        lines.append(
+            f"    pair {i}, {p['first']} first: portal {p['portal_mib_s']:.0f},"
+            f" direct {p['direct_mib_s']:.0f} MiB/s{modes}, ratio {p['ratio']:.2f}"
+        )
+    return lines
 
 
 def teardown_module() -> None:
