@@ -19,7 +19,7 @@ from exercises.tasks import collect_quotas
 from jobs.submission import start_run
 from portal.models import ClusterAccount
 from portal.units import MiB
-from tests.conftest import DISK_ROOT
+from tests.conftest import DISK_ROOT, ROOT
 from tests.runs import follow
 
 TMPFS_ROOT = Path(os.getenv("STORAGELAB_TMPFS_ROOT", "/dev/shm/storagelab"))
@@ -105,6 +105,31 @@ def test_after_a_real_benchmark_job_the_collector_shows_its_output_file(
     assert [p.name for p in left] == [f"{run.job_name}-{run.slurm_job_id}.out"]
     quota = quota_of(trainee, "scratch")
     assert quota.files_used == 1 and quota.bytes_used >= left[0].stat().st_size > 0
+
+
+@pytest.mark.django_db(transaction=True)
+def test_quotas_are_collected_as_soon_as_celery_beat_starts(
+    celery_worker_thread, account, tmp_path
+) -> None:
+    """Beat's own schedule would first collect one QUOTA_INTERVAL_SECONDS (600 s)
+    after a fresh start: My storage would say "never collected" for ten minutes."""
+    beat = subprocess.Popen(
+        [ROOT / ".venv/bin/celery", "-A", "portal", "beat", "--schedule", tmp_path / "schedule"],
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.STDOUT,
+    )
+    try:
+        deadline = time.monotonic() + 30
+        while not Quota.objects.filter(account=account, collected_at__isnull=False).exists():
+            assert time.monotonic() < deadline, "beat started, and no quota was collected"
+            assert beat.poll() is None, "celery beat did not start"
+            time.sleep(0.5)
+    finally:
+        beat.terminate()
+        beat.wait(timeout=30)
+
+    assert quota_of(account, "scratch").bytes_used == 0
 
 
 # --- quota tools as commands -------------------------------------------------------------------
