@@ -180,6 +180,7 @@ def test_make_demo_serves_until_ctrl_c_and_stops_only_what_it_started() -> None:
             log_in(portal, "trainee1", "storagelab")
             lab = portal.get("/lab/")
             assert lab.status_code == 200 and "1a" in lab.text and "trainee1" in lab.text
+            assert "Storage course (demo)" in portal.get("/courses/").text
             health = portal.get("/healthz")
             assert (health.status_code, health.text.strip()) == (200, "ok")
             # My storage shows usage collected at start-up, not "never collected".

@@ -1,11 +1,15 @@
 """Creates (or resets) the dev site's demo logins, linked to the cluster accounts
-that docker/slurm/start.sh creates. For the dev cluster only."""
+that docker/slurm/start.sh creates, and a demo course that the instructor teaches
+and the trainees joined, so the course pages show a class from the first login.
+For the dev cluster only."""
 
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group, Permission
 from django.core.management.base import BaseCommand, CommandParser
 from django.db import transaction
 
+from exercises.models import Course, Enrollment, SiteProfile
 from portal.models import ClusterAccount
 
 # (portal login, cluster account or None, staff or teaching)
@@ -16,6 +20,7 @@ DEMO_ACCOUNTS = [
     ("trainee2", "sl-trainee2", False),
     ("trainee3", "sl-trainee3", False),
 ]
+DEMO_COURSE = "Storage course (demo)"
 
 
 class Command(BaseCommand):
@@ -42,3 +47,23 @@ class Command(BaseCommand):
                 )
         names = ", ".join(name for name, _, _ in DEMO_ACCOUNTS)
         self.stdout.write(f"demo accounts ready: {names}")
+        course = self.demo_course(User)
+        if course:
+            self.stdout.write(f"demo course: {course.title}, join code {course.join_code}")
+
+    def demo_course(self, User: type) -> Course | None:
+        """Every exercise on every target of the site profile in use (once loaded)."""
+        profile = SiteProfile.objects.filter(name=settings.SITE_PROFILE).first()
+        if profile is None:
+            return None
+        course, created = Course.objects.get_or_create(title=DEMO_COURSE, profile=profile)
+        if created:
+            course.exercises.set(profile.exercises.all())
+            course.targets.set(profile.targets.all())
+        course.instructors.add(User.objects.get(username="instructor"))
+        for username, _, role in DEMO_ACCOUNTS:
+            if role is False:
+                Enrollment.objects.get_or_create(
+                    course=course, user=User.objects.get(username=username)
+                )
+        return course

@@ -1,0 +1,32 @@
+"""The demo's logins and course (`make demo` runs create_demo_accounts): a class
+exists from the first login, and running the command again changes nothing."""
+
+import io
+
+import pytest
+from django.contrib.auth.models import User
+from django.core.management import call_command
+
+from exercises.courses import can_teach
+from exercises.models import Course
+
+pytestmark = pytest.mark.django_db
+
+
+def test_the_demo_course_is_taught_by_the_instructor_and_joined_by_the_trainees(
+    dev_profile,
+) -> None:
+    for _ in range(2):  # again: nothing doubles
+        call_command("create_demo_accounts", stdout=io.StringIO())
+
+    course = Course.objects.get(title="Storage course (demo)")
+    assert [u.username for u in course.instructors.all()] == ["instructor"]
+    assert sorted(e.user.username for e in course.enrollments.all()) == [
+        "trainee1",
+        "trainee2",
+        "trainee3",
+    ]
+    assert course.is_open and course.exercises.count() == dev_profile.exercises.count()
+    assert set(course.targets.all()) == set(dev_profile.targets.all())
+    assert can_teach(User.objects.get(username="instructor"))
+    assert User.objects.get(username="trainee1").cluster_account.username == "sl-trainee1"
