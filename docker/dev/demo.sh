@@ -34,8 +34,8 @@ cat <<TXT
   Storage Lab is up: http://$WEB_ADDR
   Demo logins (password: storagelab)
     admin         staff: the admin site and the health page (http://$WEB_ADDR/healthz)
-    instructor    runs as cluster account sl-instructor
-    trainee1..3   run as cluster accounts sl-trainee1..3
+    instructor    runs as cluster account sl-instructor; teaches "Storage course (demo)"
+    trainee1..3   run as cluster accounts sl-trainee1..3; joined that course
   Logs: $LOG_DIR    Ctrl-C stops what this run started.
 
 TXT
