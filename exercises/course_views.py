@@ -2,6 +2,7 @@
 the discussion view and the exports. Who may see what: exercises/courses.py."""
 
 import csv
+import math
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
@@ -13,6 +14,7 @@ from django.views.decorators.http import require_POST
 from exercises import courses, lab
 from exercises.forms import CourseForm, JoinCourseForm
 from exercises.models import Course, Enrollment
+from jobs.engines.base import plausible
 from jobs.models import ACTIVE_STATUSES, BenchmarkRun
 from jobs.slurm import SlurmError
 from jobs.submission import cancel
@@ -178,7 +180,11 @@ def _export_rows(course: Course) -> list[dict]:
     rows = []
     for run in runs:
         result = getattr(run, "result", None)
+        # A figure that cannot be true (a row from before parsers checked) is left empty.
         bytes_per_s = result.write_bytes_per_s if result else None
+        if not plausible(bytes_per_s, result.processes if result else None):
+            bytes_per_s = None
+        iops = result.write_iops if result else None
         rows.append(
             {
                 "participant": run.user.get_username(),
@@ -188,7 +194,7 @@ def _export_rows(course: Course) -> list[dict]:
                 "status": run.status,
                 "write_mib_s": round(units.mib(bytes_per_s), 2) if bytes_per_s else None,
                 "write_mb_s": round(units.mb(bytes_per_s), 2) if bytes_per_s else None,
-                "write_iops": round(result.write_iops, 1) if result and result.write_iops else None,
+                "write_iops": round(iops, 1) if iops and math.isfinite(iops) else None,
                 "processes": result.processes if result else None,
                 "slurm_job_id": run.slurm_job_id,
                 "started": run.started_at.isoformat() if run.started_at else None,

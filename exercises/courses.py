@@ -12,6 +12,7 @@ from django.http import Http404
 
 from exercises import figures
 from exercises.models import Course, Exercise, StorageTarget
+from jobs.engines.base import plausible
 from jobs.models import ACTIVE_STATUSES, BenchmarkRun, RunResult
 from portal.units import mib
 
@@ -121,13 +122,19 @@ def grid(
         BenchmarkRun.objects.filter(course=course)
         .order_by("created_at")
         .values_list(
-            "user_id", "exercise_id", "target_id", "status", "key", "result__write_bytes_per_s"
+            "user_id",
+            "exercise_id",
+            "target_id",
+            "status",
+            "key",
+            "result__write_bytes_per_s",
+            "result__processes",
         )
     )
     medians = {cell: f.class_median for cell, f in class_table.items()}
     # Oldest first: the latest run of each cell wins.
-    for user_id, exercise_id, target_id, status, key, bytes_per_s in runs:
-        mib_s = mib(bytes_per_s)
+    for user_id, exercise_id, target_id, status, key, bytes_per_s, processes in runs:
+        mib_s = mib(bytes_per_s) if plausible(bytes_per_s, processes) else None
         median = medians.get((exercise_id, target_id))
         outlier = bool(
             mib_s and median and not (1 / OUTLIER_FACTOR <= mib_s / median <= OUTLIER_FACTOR)

@@ -56,7 +56,7 @@ def table(
     for results, attribute in ((mine, "mine"), (classmates, "classmates")):
         if results is None:
             continue
-        rows = results.filter(write_bytes_per_s__isnull=False).values_list(
+        rows = results.with_write_figure().values_list(
             "run__exercise_id", "run__target_id", "write_bytes_per_s"
         )
         for exercise_id, target_id, bytes_per_s in rows:

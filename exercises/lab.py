@@ -120,11 +120,14 @@ def target_facts(profile: SiteProfile) -> list[TargetFacts]:
     ).select_related("exercise"):
         keep(ref.target_id, ref.exercise.pattern, ref.write_mib_s)
     if not best:
-        measured = RunResult.objects.filter(
-            run__exercise__profile=profile,
-            write_bytes_per_s__isnull=False,
-            **{f"run__exercise__{k}": v for k, v in plain.items()},
-        ).values_list("run__target_id", "run__exercise__pattern", "write_bytes_per_s")
+        measured = (
+            RunResult.objects.with_write_figure()
+            .filter(
+                run__exercise__profile=profile,
+                **{f"run__exercise__{k}": v for k, v in plain.items()},
+            )
+            .values_list("run__target_id", "run__exercise__pattern", "write_bytes_per_s")
+        )
         for target_id, pattern, bytes_per_s in measured:
             keep(target_id, pattern, mib(bytes_per_s))
     return [

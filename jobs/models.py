@@ -3,9 +3,11 @@ from datetime import timedelta
 
 from django.conf import settings
 from django.db import models
+from django.db.models import F
 from django.utils import timezone
 
 from jobs.engines import ENGINE_CHOICES, Workload
+from jobs.engines.base import MAX_BYTES_PER_S_PER_PROCESS
 from portal.units import ThroughputInMiB
 
 
@@ -116,6 +118,18 @@ class BenchmarkRun(models.Model):
         return timezone.now() - ended > timedelta(seconds=settings.RESULT_GRACE_SECONDS)
 
 
+class RunResultQuerySet(models.QuerySet):
+    def with_write_figure(self) -> "RunResultQuerySet":
+        """Results whose write figure can be true. Parsers refuse impossible figures
+        (jobs/engines/base.py), but a row stored before they did, or edited by hand,
+        must not break a class's page: NaN and infinities compare above any
+        number in PostgreSQL, so the upper bound leaves them out too."""
+        return self.filter(
+            write_bytes_per_s__gt=0,
+            write_bytes_per_s__lte=F("processes") * MAX_BYTES_PER_S_PER_PROCESS,
+        )
+
+
 class RunResult(ThroughputInMiB, models.Model):
     """The parsed figures of a run. Throughput in bytes/s, latency in µs."""
 
@@ -129,6 +143,8 @@ class RunResult(ThroughputInMiB, models.Model):
     write_latency_us = models.JSONField(null=True, blank=True)
     read_latency_us = models.JSONField(null=True, blank=True)
     created_at = models.DateTimeField(default=timezone.now)
+
+    objects = RunResultQuerySet.as_manager()
 
     def __str__(self) -> str:
         return f"result of {self.run_id}"

@@ -3,6 +3,7 @@ stored once, then parsed by a Celery task into a RunResult."""
 
 import hashlib
 import hmac
+import re
 
 from celery import shared_task
 from django.db import transaction
@@ -24,11 +25,22 @@ def token_hash(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
+def check_token(run: BenchmarkRun, token: str) -> None:
+    if not hmac.compare_digest(token_hash(token), run.result_token_hash):
+        raise ResultRefused(403, "wrong result token")
+
+
+def header_number(value: str, name: str, low: int, high: int) -> int:
+    """A header that must hold a plain decimal number in [low, high]; else 400."""
+    if not re.fullmatch(r"-?[0-9]{1,12}", value) or not low <= int(value) <= high:
+        raise ResultRefused(400, f"{name} must be a number from {low} to {high}")
+    return int(value)
+
+
 def receive_result(run: BenchmarkRun, token: str, output: bytes, exit_code: int | None) -> None:
     """Stores the job's output once. Raises ResultRefused for a wrong secret or a
     second post."""
-    if not hmac.compare_digest(token_hash(token), run.result_token_hash):
-        raise ResultRefused(403, "wrong result token")
+    check_token(run, token)
     stored = BenchmarkRun.objects.filter(pk=run.pk, result_received_at__isnull=True).update(
         result_received_at=timezone.now(),
         updated_at=timezone.now(),

@@ -7,7 +7,7 @@ from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_POST
 
 from jobs.models import BenchmarkRun
-from jobs.results import ResultRefused, receive_result
+from jobs.results import ResultRefused, check_token, header_number, receive_result
 from jobs.slurm import SlurmError
 from jobs.submission import cancel
 from portal.polling import poll_answer
@@ -44,14 +44,23 @@ def run_output(request: HttpRequest, key: str) -> HttpResponse:
 @csrf_exempt  # posted by the job script, authenticated by the per-run secret
 @require_POST
 def run_result(request: HttpRequest, key: str) -> HttpResponse:
+    """The job's output. The secret is checked first: only the job learns why else
+    its post was refused (a malformed header: 400, too large: 413, a second: 409)."""
     run = get_object_or_404(BenchmarkRun, key=key)
-    length = int(request.META.get("CONTENT_LENGTH") or 0)
-    if length > settings.RESULT_MAX_BYTES:
-        return HttpResponse("result too large\n", status=413, content_type="text/plain")
-    exit_header = request.headers.get("X-Benchmark-Exit", "")
-    exit_code = int(exit_header) if exit_header.lstrip("-").isdigit() else None
+    token = request.headers.get("X-Storagelab-Token", "")
     try:
-        receive_result(run, request.headers.get("X-Storagelab-Token", ""), request.body, exit_code)
+        check_token(run, token)
+        length = header_number(
+            request.META.get("CONTENT_LENGTH") or "0", "Content-Length", 0, 2**62
+        )
+        if length > settings.RESULT_MAX_BYTES:
+            raise ResultRefused(413, "result too large")
+        exit_header = request.headers.get("X-Benchmark-Exit")
+        # The shell's $? of the benchmark: 0-255.
+        exit_code = (
+            None if exit_header is None else header_number(exit_header, "X-Benchmark-Exit", 0, 255)
+        )
+        receive_result(run, token, request.body, exit_code)
     except ResultRefused as e:
         return HttpResponse(f"{e}\n", status=e.status, content_type="text/plain")
     return HttpResponse("accepted\n", status=202, content_type="text/plain")

@@ -1,10 +1,11 @@
 """What every benchmark engine offers: a command line for a workload, and a parser
 that turns the engine's output into one normalized result."""
 
+import math
 from enum import StrEnum
 from typing import Protocol
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from portal.units import GiB, KiB, MiB, ThroughputInMiB, mb
 
@@ -52,27 +53,42 @@ class Target(BaseModel):
 class Latency(BaseModel):
     """Completion latency percentiles in microseconds."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, allow_inf_nan=False)
 
-    p50: float | None = None
-    p95: float | None = None
-    p99: float | None = None
-    max: float | None = None
+    p50: float | None = Field(default=None, ge=0)
+    p95: float | None = Field(default=None, ge=0)
+    p99: float | None = Field(default=None, ge=0)
+    max: float | None = Field(default=None, ge=0)
 
 
 class BenchmarkResult(ThroughputInMiB, BaseModel):
-    """One benchmark's figures, engine-independent. Throughput in bytes/s."""
+    """One benchmark's figures, engine-independent. Throughput in bytes/s.
 
-    model_config = ConfigDict(frozen=True)
+    Every figure is a finite number that hardware can deliver: a job's output is
+    posted by the job, so NaN, an infinity, a negative or an absurd bandwidth is a
+    forged or garbled output, never a figure (use `result()` to build one)."""
+
+    model_config = ConfigDict(frozen=True, allow_inf_nan=False)
 
     engine: str
-    processes: int
-    write_bytes_per_s: float | None = None
-    read_bytes_per_s: float | None = None
-    write_iops: float | None = None
-    read_iops: float | None = None
+    processes: int = Field(ge=1, le=100_000)
+    write_bytes_per_s: float | None = Field(default=None, gt=0)
+    read_bytes_per_s: float | None = Field(default=None, gt=0)
+    write_iops: float | None = Field(default=None, ge=0)
+    read_iops: float | None = Field(default=None, ge=0)
     write_latency: Latency | None = None
     read_latency: Latency | None = None
+
+    @model_validator(mode="after")
+    def _within_hardware(self) -> "BenchmarkResult":
+        for direction in ("write", "read"):
+            bytes_per_s = getattr(self, f"{direction}_bytes_per_s")
+            if bytes_per_s and bytes_per_s / self.processes > MAX_BYTES_PER_S_PER_PROCESS:
+                raise ValueError(
+                    f"{direction} bandwidth of {bytes_per_s / self.processes:.3g} bytes/s "
+                    "per process is beyond any storage"
+                )
+        return self
 
     def summary(self) -> dict[str, object]:
         """The shape `manage.py parse_result` prints."""
@@ -90,9 +106,36 @@ class BenchmarkResult(ThroughputInMiB, BaseModel):
         }
 
 
+# No storage delivers more than 1 TiB/s to one process (memory bandwidth itself is
+# ~10-100 GiB/s): a figure beyond it cannot have been measured.
+MAX_BYTES_PER_S_PER_PROCESS = 2**40
+
+
+def plausible(bytes_per_s: float | None, processes: int | None) -> bool:
+    """A throughput that can have been measured by `processes` processes."""
+    return (
+        bytes_per_s is not None
+        and math.isfinite(bytes_per_s)
+        and 0 < bytes_per_s <= (processes or 1) * MAX_BYTES_PER_S_PER_PROCESS
+    )
+
+
 class ResultParseError(ValueError):
     """The output is not a complete result of this engine (truncated, garbled,
     empty, or an error message). The message says which, in one line."""
+
+
+def result(**figures: object) -> BenchmarkResult:
+    """The figures a parser read, or ResultParseError if they cannot be true."""
+    try:
+        return BenchmarkResult(**figures)
+    except ValidationError as e:
+        problem = e.errors()[0]
+        where = ".".join(str(part) for part in problem["loc"]) or "the figures"
+        raise ResultParseError(
+            f"{figures.get('engine', 'the benchmark')} output has an impossible value "
+            f"({where}: {problem['msg']}, got {problem.get('input')!r})"
+        ) from None
 
 
 class Engine(Protocol):

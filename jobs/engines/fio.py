@@ -14,6 +14,7 @@ from jobs.engines.base import (
     ResultParseError,
     Target,
     Workload,
+    result,
 )
 
 # The write and the read-back job must name their files alike, so that the reader
@@ -87,7 +88,7 @@ class Fio:
             raise ResultParseError(f"fio JSON output has an unreadable value ({e})") from None
         if write is None and read is None:
             raise ResultParseError("fio output has neither write nor read figures (no I/O done)")
-        return BenchmarkResult(
+        return result(
             engine=self.name,
             processes=max(d.processes for d in (write, read) if d is not None),
             write_bytes_per_s=write.bytes_per_s if write else None,

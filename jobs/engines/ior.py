@@ -21,6 +21,7 @@ from jobs.engines.base import (
     ResultParseError,
     Target,
     Workload,
+    result,
 )
 
 OPERATIONS = ("write", "read")
@@ -82,7 +83,7 @@ class Ior:
             if not (math.isfinite(operation.mib_per_s) and operation.mib_per_s > 0):
                 raise ResultParseError(f"IOR reports no {name} bandwidth ({operation.mib_per_s})")
         write, read = operations.get("write"), operations.get("read")
-        return BenchmarkResult(
+        return result(
             engine=self.name,
             processes=max(operation.tasks for operation in operations.values()),
             write_bytes_per_s=write.mib_per_s * MiB if write else None,

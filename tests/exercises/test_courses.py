@@ -337,3 +337,35 @@ def test_an_unchanged_class_grid_is_answered_with_304(client, people) -> None:
     BenchmarkRun.objects.filter(pk=run.pk).update(course=None)  # as a reset does
     reset = client.get(url, headers=HTMX | {"If-None-Match": etag})
     assert reset.status_code == 200 and "pending" not in reset.content.decode()
+
+
+def strict_json(text: str):
+    """JSON as a browser's JSON.parse reads it: NaN and Infinity are not JSON."""
+
+    def refuse(constant: str):
+        raise ValueError(f"{constant} in JSON")
+
+    return json.loads(text, parse_constant=refuse)
+
+
+def test_one_impossible_figure_in_the_database_breaks_no_page_or_export(client, people) -> None:
+    """Parsers refuse such figures; rows from before they did must not break a class."""
+    course, classmate = people["course"], people["classmate"]
+    for bad in (float("nan"), float("inf"), -5.0, 1e20):
+        run = add_run(course, classmate, "1a", "tmp", 1)
+        RunResult.objects.filter(run=run).update(write_bytes_per_s=bad, write_iops=bad)
+
+    client.force_login(people["instructor"])
+    overview = client.get(f"/courses/{course.pk}/overview").content.decode()
+    chart = re.search(r'id="class-1a"[^>]*>(.*?)</script>', overview, re.S)[1]
+    assert strict_json(chart)["datasets"][0]["data"] == [None, 110.0]  # 100 and 120 only
+    assert client.get(f"/courses/{course.pk}/discussion/1a").status_code == 200
+    exported = strict_json(client.get(f"/courses/{course.pk}/export.json").content)
+    assert sorted(r["write_mib_s"] or 0 for r in exported["runs"]) == [0, 0, 0, 0, 100.0, 120.0]
+    assert client.get(f"/courses/{course.pk}/export.csv").status_code == 200
+
+    client.force_login(people["trainee"])
+    lab = client.get("/lab/1a/").content.decode()
+    comparison = re.search(r'id="comparison-data"[^>]*>(.*?)</script>', lab, re.S)[1]
+    assert strict_json(comparison)["datasets"][1]["data"][-1] == 110.0  # class median, $TMPDIR
+    assert client.get(f"/courses/{course.pk}/").status_code == 200

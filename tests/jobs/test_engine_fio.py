@@ -371,3 +371,36 @@ def test_many_small_files_are_written_as_separate_files(tmpfs_dir: Path) -> None
     files = sorted(p.name for p in tmpfs_dir.iterdir())
     assert len(files) == 32
     assert all((tmpfs_dir / name).stat().st_size == 64 * KiB for name in files)
+
+
+# A forged output: the job posts it, so anyone holding the run's secret can write it.
+
+
+@pytest.mark.parametrize(
+    "bw_bytes",
+    ["NaN", "Infinity", "-Infinity", "-5", "0.0", "2e13"],
+    ids=["nan", "infinity", "minus-infinity", "negative", "zero", "20-TB-per-process"],
+)
+def test_an_impossible_bandwidth_is_a_parse_error_not_a_figure(bw_bytes: str) -> None:
+    forged = sample("fio-seq-write-1p.json").replace(
+        '"bw_bytes" : 2033601939', f'"bw_bytes" : {bw_bytes}', 1
+    )
+    assert forged != sample("fio-seq-write-1p.json")
+
+    with pytest.raises(ResultParseError) as refused:
+        Fio().parse(forged)
+
+    assert "\n" not in str(refused.value)
+
+
+@pytest.mark.parametrize("field", ["iops", "clat_ns"])
+def test_an_impossible_rate_or_latency_is_a_parse_error(field: str) -> None:
+    data = report("fio-seq-write-1p.json")
+    write = data["jobs"][0]["write"]
+    if field == "iops":
+        write["iops"] = float("nan")
+    else:
+        write["clat_ns"]["percentile"]["50.000000"] = -1.0
+
+    with pytest.raises(ResultParseError):
+        Fio().parse(json.dumps(data))

@@ -249,3 +249,16 @@ def test_no_cut_of_a_sample_crashes_the_parser(name: str) -> None:
             assert "\n" not in str(e)
         else:  # only cuts after the last figure it needs
             assert result.write_mib_s == pytest.approx(WRITE_MIB_S, abs=0.005)
+
+
+@pytest.mark.parametrize(
+    "bandwidth", ["NaN", "Infinity", "-237.3745", "99999999999"], ids=str.lower
+)
+def test_an_impossible_bandwidth_in_a_forged_summary_is_a_parse_error(bandwidth: str) -> None:
+    forged = sample("ior-3.3.0-summary.json").replace(
+        '"bwMaxMIB": 237.3745', f'"bwMaxMIB": {bandwidth}', 1
+    )
+    assert forged != sample("ior-3.3.0-summary.json")
+
+    with pytest.raises(ResultParseError):
+        Ior().parse(forged)

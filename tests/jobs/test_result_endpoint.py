@@ -2,10 +2,11 @@
 size-capped, accepted once."""
 
 import pytest
-from django.test import Client
+from django.test import Client, RequestFactory
 
 from jobs.models import BenchmarkRun
 from jobs.results import ingest, token_hash
+from jobs.views import run_result
 from tests.runs import make_run
 
 pytestmark = pytest.mark.django_db
@@ -76,3 +77,50 @@ def test_a_garbled_result_is_kept_with_a_clear_parse_error(client, run) -> None:
     assert "exited with status 1" in run.parse_error
     assert "something went wrong" in run.raw_output
     assert not hasattr(run, "result")
+
+
+def raw_post(run: BenchmarkRun, body: bytes, token: str = TOKEN, **meta: str):
+    """A post whose headers the test client would not send as they are."""
+    request = RequestFactory().post(
+        f"/jobs/runs/{run.key}/result",
+        body,
+        content_type="text/plain",
+        headers={"X-Storagelab-Token": token},
+    )
+    request.META.update(meta)
+    return run_result(request, key=str(run.key))
+
+
+@pytest.mark.parametrize(
+    "meta",
+    [
+        {"CONTENT_LENGTH": "12abc"},
+        {"CONTENT_LENGTH": "-1"},
+        {"HTTP_X_BENCHMARK_EXIT": "--5"},
+        {"HTTP_X_BENCHMARK_EXIT": "99999999999"},
+        {"HTTP_X_BENCHMARK_EXIT": "²"},
+        {"HTTP_X_BENCHMARK_EXIT": ""},
+    ],
+    ids=[
+        "length-text",
+        "length-negative",
+        "exit-double-minus",
+        "exit-huge",
+        "exit-unicode",
+        "exit-empty",
+    ],
+)
+def test_a_malformed_header_is_a_400_and_stores_nothing(run: BenchmarkRun, meta) -> None:
+    response = raw_post(run, b"{}", **meta)
+
+    assert response.status_code == 400
+    assert list(meta)[0].removeprefix("HTTP_").replace("_", "-").lower() in (
+        response.content.decode().lower()
+    )
+    run.refresh_from_db()
+    assert run.result_received_at is None
+
+
+def test_the_secret_is_checked_before_the_headers(run: BenchmarkRun) -> None:
+    response = raw_post(run, b"{}", token="guess", CONTENT_LENGTH="12abc")
+    assert response.status_code == 403
