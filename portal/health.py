@@ -1,7 +1,10 @@
 """The checks behind /healthz: each says ok or not, and what it saw."""
 
+import threading
+import time
 from dataclasses import dataclass, field
 
+from django.conf import settings
 from django.core.cache import cache
 from django.db import connection
 
@@ -53,3 +56,18 @@ def check_slurm() -> Check:
 
 def run_checks() -> list[Check]:
     return [check_database(), check_redis(), check_slurm()]
+
+
+_last_verdict: tuple[float, bool] | None = None
+_verdict_lock = threading.Lock()
+
+
+def healthy_recently() -> bool:
+    """All checks ok, as found at most HEALTHZ_CACHE_SECONDS ago in this process.
+    Kept in the process, not in Redis: the answer must not need Redis to be up."""
+    global _last_verdict
+    with _verdict_lock:
+        now = time.monotonic()
+        if _last_verdict is None or now - _last_verdict[0] >= settings.HEALTHZ_CACHE_SECONDS:
+            _last_verdict = (now, all(check.ok for check in run_checks()))
+        return _last_verdict[1]

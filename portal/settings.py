@@ -5,6 +5,7 @@ site sets the variables listed in the README (or in a systemd/compose env file).
 """
 
 import os
+from datetime import timedelta
 from pathlib import Path
 
 from django.core.exceptions import ImproperlyConfigured
@@ -62,6 +63,7 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "django_htmx",
     "template_partials",
+    "axes",
     "portal",
     "exercises",
     "jobs",
@@ -77,6 +79,8 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    # Last, as django-axes asks: it turns a locked-out login into its lockout page.
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "portal.urls"
@@ -121,6 +125,19 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
 ]
+# Login attempts are throttled (django-axes): after LOGIN_FAILURE_LIMIT failures for
+# one user name from one address, that pair waits LOGIN_LOCKOUT_MINUTES. By the pair,
+# not the address alone: a classroom behind one NAT address must not lock out
+# everyone for one trainee's typos.
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_FAILURE_LIMIT = envint("LOGIN_FAILURE_LIMIT", "5")
+AXES_COOLOFF_TIME = timedelta(minutes=envint("LOGIN_LOCKOUT_MINUTES", "15"))
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_RESET_ON_SUCCESS = True
+AXES_LOCKOUT_CALLABLE = "portal.views.locked_out"
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "login"
@@ -144,6 +161,9 @@ STORAGES = {
 
 # A class polls every 2 s: sessions are read from Redis, and survive it in the database.
 SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"
+# A working day, not Django's two weeks: classroom PCs are shared, and the next
+# course's trainee must not find the last one still logged in.
+SESSION_COOKIE_AGE = envint("SESSION_HOURS", "9") * 3600
 SESSION_COOKIE_SECURE = CSRF_COOKIE_SECURE = envbool("SECURE_COOKIES", "false")
 
 # Redis: the Celery broker and the cache (token cache, API version cache).
@@ -209,6 +229,9 @@ QUOTA_TOOL_PATH = os.getenv(
 )
 QUOTA_LOCAL_MAX_ENTRIES = envint("QUOTA_LOCAL_MAX_ENTRIES", "1000000")
 QUOTA_ONDEMAND_FILES = [p for p in os.getenv("QUOTA_ONDEMAND_FILES", "").split(":") if p]
+# Anonymous /healthz (load balancers) answers from checks at most this old, per
+# web worker: probes cannot pile onto slurmrestd. Staff always get fresh checks.
+HEALTHZ_CACHE_SECONDS = float(os.getenv("HEALTHZ_CACHE_SECONDS", "5"))
 CELERY_BEAT_SCHEDULE = {
     "sync-runs": {"task": "jobs.tasks.sync_runs", "schedule": SYNC_INTERVAL_SECONDS},
     "collect-quotas": {

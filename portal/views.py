@@ -1,9 +1,10 @@
+from django.conf import settings
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.views.decorators.cache import never_cache
 
-from portal.health import run_checks
+from portal.health import healthy_recently, run_checks
 from portal.models import ClusterAccount
 
 
@@ -15,13 +16,27 @@ def home(request: HttpRequest) -> HttpResponse:
 
 @never_cache
 def healthz(request: HttpRequest) -> HttpResponse:
-    """A plain "ok"/"failing" with 200/503 for load balancers; details for staff."""
-    checks = run_checks()
-    healthy = all(check.ok for check in checks)
-    status = 200 if healthy else 503
+    """A plain "ok"/"failing" with 200/503 for load balancers (from checks a few
+    seconds old at most); fresh checks with their details for staff."""
     if request.user.is_authenticated and request.user.is_staff:
+        checks = run_checks()
+        healthy = all(check.ok for check in checks)
         ctx = {"checks": checks, "healthy": healthy}
-        return render(request, "portal/healthz.html", ctx, status=status)
+        return render(request, "portal/healthz.html", ctx, status=200 if healthy else 503)
+    healthy = healthy_recently()
     return HttpResponse(
-        "ok\n" if healthy else "failing\n", status=status, content_type="text/plain"
+        "ok\n" if healthy else "failing\n",
+        status=200 if healthy else 503,
+        content_type="text/plain",
     )
+
+
+def locked_out(
+    request: HttpRequest, original_response: HttpResponse | None = None, credentials=None
+) -> HttpResponse:
+    """What django-axes shows when a user name is paused after failed logins."""
+    ctx = {
+        "limit": settings.AXES_FAILURE_LIMIT,
+        "minutes": round(settings.AXES_COOLOFF_TIME.total_seconds() / 60),
+    }
+    return render(request, "registration/locked_out.html", ctx, status=429)

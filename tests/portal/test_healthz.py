@@ -1,13 +1,21 @@
 """/healthz against the live services: PostgreSQL, Redis and slurmrestd."""
 
+import time
 from collections.abc import Iterator
 
 import pytest
 from django.test import Client
 
 from jobs.slurm import get_client
+from portal import health
 
 pytestmark = [pytest.mark.django_db, pytest.mark.live]
+
+
+@pytest.fixture(autouse=True)
+def no_remembered_verdict(monkeypatch) -> None:
+    """Each test starts with no checks remembered from an earlier one."""
+    monkeypatch.setattr(health, "_last_verdict", None)
 
 
 @pytest.fixture
@@ -66,3 +74,19 @@ def test_it_fails_when_the_jwt_key_is_missing(
 
     assert response.status_code == 503
     assert "cannot read the Slurm JWT key" in response.content.decode()
+
+
+def test_probes_within_a_few_seconds_share_one_round_of_checks(
+    client: Client, settings, monkeypatch
+) -> None:
+    settings.HEALTHZ_CACHE_SECONDS = 0.5
+    rounds = []
+    real = health.run_checks
+    monkeypatch.setattr(health, "run_checks", lambda: rounds.append(1) or real())
+
+    answers = [client.get("/healthz").content for _ in range(20)]
+    assert answers == [b"ok\n"] * 20 and len(rounds) == 1  # a load balancer's probes
+
+    time.sleep(0.6)
+    client.get("/healthz")
+    assert len(rounds) == 2  # then checked again

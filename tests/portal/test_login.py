@@ -1,0 +1,49 @@
+"""Logging in on shared classroom PCs: failed attempts are throttled per user name
+and address, and a session lasts a working day."""
+
+import pytest
+from django.test import Client
+
+pytestmark = pytest.mark.django_db
+
+
+def log_in(client: Client, username: str, password: str):
+    return client.post("/login/", {"username": username, "password": password})
+
+
+def test_the_fifth_wrong_password_pauses_the_user_name_with_a_clear_page(
+    client: Client, make_user
+) -> None:
+    ada, bob = make_user(password="Ada-pass-1"), make_user(password="Bob-pass-1")
+    for _ in range(4):
+        assert "did not match" in log_in(client, ada.username, "guess").content.decode()
+    fifth = log_in(client, ada.username, "guess")
+    assert fifth.status_code == 429 and "wrong 5 times" in fifth.content.decode()
+
+    paused = log_in(client, ada.username, "Ada-pass-1")  # even the right password
+
+    assert paused.status_code == 429
+    assert "paused for 15 minutes" in paused.content.decode()
+    assert "_auth_user_id" not in client.session
+    # A classmate on the same PC (same address) still logs in.
+    assert log_in(client, bob.username, "Bob-pass-1").status_code == 302
+
+
+def test_a_good_login_clears_earlier_failures(client: Client, make_user) -> None:
+    ada = make_user(password="Ada-pass-1")
+    for _ in range(4):
+        log_in(client, ada.username, "guess")
+    assert log_in(client, ada.username, "Ada-pass-1").status_code == 302
+    client.logout()
+
+    for _ in range(4):
+        log_in(client, ada.username, "guess")
+    assert log_in(client, ada.username, "Ada-pass-1").status_code == 302
+
+
+def test_a_session_lasts_a_working_day(client: Client, make_user) -> None:
+    ada = make_user(password="Ada-pass-1")
+
+    response = log_in(client, ada.username, "Ada-pass-1")
+
+    assert response.cookies["sessionid"]["max-age"] == 9 * 3600
