@@ -7,6 +7,7 @@ import secrets
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
+from django.core.validators import RegexValidator
 from django.db import models
 from django.utils import timezone
 
@@ -23,6 +24,15 @@ def validate_path_template(value: str) -> None:
             "An absolute path of letters, digits, '_', '.', '-' and '/', with {user} "
             "once where the cluster account name goes, e.g. /scratch/{user}."
         )
+
+
+# A target's name as users know it ("$GLOBAL", "BeeGFS fast"): it is shown in pages
+# and written into job scripts, so only plain characters, and no leading '-'.
+target_name_validator = RegexValidator(
+    r"^[A-Za-z0-9$_][A-Za-z0-9$_ .+/-]*\Z",
+    "A target name is letters, digits, spaces and $ _ . + / - (not first: space, "
+    "'-', '.', '+' or '/'), e.g. $GLOBAL or BeeGFS fast.",
+)
 
 
 class SiteProfile(models.Model):
@@ -43,7 +53,11 @@ class StorageTarget(models.Model):
 
     profile = models.ForeignKey(SiteProfile, on_delete=models.CASCADE, related_name="targets")
     key = models.SlugField(max_length=32)
-    name = models.CharField(max_length=32, help_text="As users know it, e.g. $GLOBAL")
+    name = models.CharField(
+        max_length=32,
+        validators=[target_name_validator],
+        help_text="As users know it, e.g. $GLOBAL",
+    )
     order = models.PositiveIntegerField(default=0)
     filesystem = models.CharField(max_length=64, help_text="e.g. NFS, GPFS, BeeGFS, tmpfs")
     path_template = models.CharField(

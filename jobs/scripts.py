@@ -31,6 +31,12 @@ def describe(run: BenchmarkRun) -> str:
     )
 
 
+def one_line(text: str) -> str:
+    """Text for a comment line of the script: no newline or other control character
+    can end the comment and start a command, whatever reached the database."""
+    return "".join(c if c.isprintable() else "?" for c in text)
+
+
 def render_script(run: BenchmarkRun) -> str:
     engine = get_engine(run.engine)
     target = Target(directory=run.run_directory, tmpfs=run.in_memory)
@@ -42,8 +48,8 @@ def render_script(run: BenchmarkRun) -> str:
         {
             "run_key": run.key,
             "engine": run.engine,
-            "target": run.target.name,
-            "description": describe(run),
+            "target": one_line(run.target.name),
+            "description": one_line(describe(run)),
             "run_dir": shlex.quote(run.run_directory),
             "command": shlex.join(argv),
             "max_bytes": settings.RESULT_MAX_BYTES,

@@ -247,5 +247,10 @@ LOGGING = {
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
     "root": {"handlers": ["console"], "level": os.getenv("LOG_LEVEL", "INFO")},
     # httpx logs every URL at INFO; keep it quiet (and tokens are in headers, never URLs).
-    "loggers": {"httpx": {"level": "WARNING"}, "httpcore": {"level": "WARNING"}},
+    # django-axes says "BEGIN" at every start of every process: only its lockouts.
+    "loggers": {
+        "httpx": {"level": "WARNING"},
+        "httpcore": {"level": "WARNING"},
+        "axes.apps": {"level": "WARNING"},
+    },
 }
