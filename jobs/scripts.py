@@ -2,7 +2,8 @@
 
 Every value is typed (the workload, a validated path, a UUID) and shell-quoted
 here; nothing a user typed reaches the script as text. The per-run secret travels
-in the job's environment, so the script itself can be shown to the user.
+in the job's environment, so the script itself can be shown to the user; the
+script moves it into a private file at once (never onto a command line).
 """
 
 import shlex
@@ -50,6 +51,7 @@ def render_script(run: BenchmarkRun) -> str:
             "engine": run.engine,
             "target": one_line(run.target.name),
             "description": one_line(describe(run)),
+            "target_dir": shlex.quote(run.target_directory),
             "run_dir": shlex.quote(run.run_directory),
             "command": shlex.join(argv),
             "max_bytes": settings.RESULT_MAX_BYTES,
@@ -68,9 +70,10 @@ def job_spec(run: BenchmarkRun, script: str, token: str) -> JobSpec:
         standard_output=f"{run.target_directory}/{run.job_name}-%j.out",
         time_limit_minutes=run.time_limit_minutes,
         tasks=tasks,
+        # No HOME: tools read their settings from there (curl its .curlrc), and the
+        # target directory is no place for them.
         environment={
             "PATH": settings.JOB_PATH,
-            "HOME": run.target_directory,
             "USER": run.cluster_username,
             "STORAGELAB_RESULT_TOKEN": token,
         },

@@ -16,6 +16,8 @@ from jobs.states import FROM_SLURM, transition
 from jobs.submission import resubmit_stale
 
 SYNC_SINCE_KEY = "jobs:sync:since"
+# The job script's exit status when it refuses an unsafe directory (EX_CONFIG).
+REFUSED_DIRECTORY = 78
 SYNC_LOCK_KEY = "jobs:sync:lock"
 
 
@@ -80,6 +82,12 @@ def explain(job: SlurmJob, status: RunStatus) -> str:
     if status == RunStatus.FAILED:
         if job.reason == "JobLaunchFailure":
             return f"Slurm could not start the job (missing or unwritable directory?). {where}"
+        if job.return_code == REFUSED_DIRECTORY:
+            return (
+                "Nothing was run: the target directory must be yours alone (owned by you, "
+                "writable by nobody else, not a link) and the run's own directory must not "
+                f"exist yet. {where}"
+            )
         code = f"signal {job.signal}" if job.signal else f"exit code {job.return_code}"
         return f"The job failed ({code}, {job.reason or job.state}). {where}"
     if status == RunStatus.TIMED_OUT:

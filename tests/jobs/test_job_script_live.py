@@ -1,0 +1,163 @@
+"""What the job script does on the node, with other users on it: the run's secret
+never shows on a command line, and the run works only in a directory that is the
+user's alone (real jobs on the dev cluster, real Unix accounts)."""
+
+import http.server
+import shutil
+import subprocess
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from exercises.models import StorageTarget
+from jobs.models import RunStatus
+from jobs.scripts import job_spec
+from jobs.submission import start_run, submit
+from tests.names import unique_name
+from tests.runs import follow, make_run, small_workload
+
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.live]
+
+TOKEN = "a-secret-only-the-job-and-the-portal-know-0123456789"
+
+
+class HoldingPortal(http.server.ThreadingHTTPServer):
+    """Takes the job's result post and holds the answer until released, so that the
+    test can look at the node's processes while curl is still sending."""
+
+    def __init__(self) -> None:
+        super().__init__(("127.0.0.1", 0), HoldingHandler)
+        self.received = threading.Event()
+        self.release = threading.Event()
+        self.headers: dict[str, str] = {}
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.server_address[1]}"
+
+
+class HoldingHandler(http.server.BaseHTTPRequestHandler):
+    server: HoldingPortal
+
+    def do_POST(self) -> None:
+        self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        self.server.headers = dict(self.headers)
+        self.server.received.set()
+        self.server.release.wait(timeout=20)
+        self.send_response(202)
+        self.end_headers()
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+@pytest.fixture
+def holding_portal(live_portal, settings) -> Iterator[HoldingPortal]:
+    server = HoldingPortal()
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    settings.PORTAL_CALLBACK_URL = server.url
+    yield server
+    server.release.set()
+    server.shutdown()
+
+
+def command_lines() -> dict[int, str]:
+    """Every process's command line, as `ps` shows it to any user."""
+    lines = {}
+    for proc in Path("/proc").iterdir():
+        if proc.name.isdigit():
+            try:
+                raw = (proc / "cmdline").read_bytes()
+            except OSError:
+                continue  # ended meanwhile
+            lines[int(proc.name)] = raw.replace(b"\0", b" ").decode(errors="replace")
+    return lines
+
+
+def test_the_result_secret_is_on_no_command_line_while_it_is_sent(
+    holding_portal: HoldingPortal, trainee, disk_target, monkeypatch
+) -> None:
+    monkeypatch.setattr("jobs.submission.secrets.token_urlsafe", lambda nbytes=32: TOKEN)
+    run = start_run(trainee, disk_target, small_workload(), time_limit_minutes=2)
+
+    assert holding_portal.received.wait(timeout=60), "the job never posted its result"
+    seen = command_lines()  # curl is sending right now
+    holding_portal.release.set()
+
+    assert holding_portal.headers.get("X-Storagelab-Token") == TOKEN  # it was sent...
+    assert not [line for line in seen.values() if TOKEN in line]  # ...from no command line
+    curls = [line for line in seen.values() if line.startswith("curl ")]
+    assert curls and all(line.startswith("curl -q ") for line in curls), curls
+    assert "HOME" not in job_spec(run, "", TOKEN).environment
+
+
+@pytest.fixture
+def shared_parent() -> Iterator[Path]:
+    """A directory every user may write to, as /tmp is (sticky, mode 1777)."""
+    parent = Path("/tmp") / unique_name("slt-shared")
+    parent.mkdir(mode=0o1777)
+    parent.chmod(0o1777)
+    yield parent
+    shutil.rmtree(parent, ignore_errors=True)
+
+
+def as_user(user: str, *argv: str) -> None:
+    subprocess.run(["runuser", "-u", user, "--", *argv], check=True)
+
+
+def target_in(parent: Path, site) -> StorageTarget:
+    return StorageTarget.objects.create(
+        profile=site,
+        key=unique_name("shared"),
+        name="$SHAREDTMP",
+        filesystem="ext4",
+        path_template=f"{parent}/{{user}}",
+    )
+
+
+def test_a_target_directory_another_user_made_is_refused_and_nothing_runs(
+    live_portal, trainee, make_cluster_account, shared_parent, site
+) -> None:
+    intruder = make_cluster_account()
+    target = target_in(shared_parent, site)
+    planted = shared_parent / trainee.username
+    as_user(intruder, "mkdir", "-m", "777", str(planted))  # before the trainee's first run
+    run = make_run(trainee, target, time_limit_minutes=2)
+
+    submit(run.pk)
+    (run,) = follow(run)
+
+    assert run.status == RunStatus.FAILED
+    assert "must be yours alone" in run.status_reason
+    assert not Path(run.run_directory).exists()  # the benchmark never wrote there
+
+
+def test_an_existing_run_directory_is_never_reused_nor_removed(
+    live_portal, trainee, disk_target
+) -> None:
+    run = make_run(trainee, disk_target, time_limit_minutes=2)
+    as_user(trainee.username, "mkdir", run.run_directory)
+    as_user(trainee.username, "touch", f"{run.run_directory}/keep-me")
+
+    submit(run.pk)
+    (run,) = follow(run)
+
+    assert run.status == RunStatus.FAILED and "must not exist yet" in run.status_reason
+    assert Path(run.run_directory, "keep-me").exists()
+
+
+def test_a_target_under_a_shared_parent_works_when_its_directory_is_the_users_own(
+    live_portal, trainee, shared_parent, site
+) -> None:
+    target = target_in(shared_parent, site)
+    as_user(trainee.username, "mkdir", "-m", "700", str(shared_parent / trainee.username))
+    run = make_run(trainee, target, time_limit_minutes=2)
+
+    submit(run.pk)
+    (run,) = follow(run)
+
+    assert run.status == RunStatus.COMPLETED, run.status_reason
+    assert run.result.write_mib_s > 0
+    assert not Path(run.run_directory).exists()
