@@ -2,6 +2,8 @@ from django.conf import settings
 from django.core.validators import RegexValidator
 from django.db import models
 
+from portal.accounts import validate_job_account
+
 # POSIX-portable user names, as useradd accepts them: this is the only shape a
 # cluster account name can take before it reaches a token or a job.
 cluster_username_validator = RegexValidator(
@@ -17,7 +19,12 @@ class ClusterAccount(models.Model):
     user = models.OneToOneField(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="cluster_account"
     )
-    username = models.CharField(max_length=32, unique=True, validators=[cluster_username_validator])
+    username = models.CharField(
+        max_length=32,
+        unique=True,
+        validators=[cluster_username_validator, validate_job_account],
+        help_text="The user's own Unix account; never root or a system account",
+    )
 
     def __str__(self) -> str:
         return self.username

@@ -192,6 +192,8 @@ SLURM_SERVICE_USER = os.getenv("SLURM_SERVICE_USER", "slurmrestd")
 SLURM_PARTITION = os.getenv("SLURM_PARTITION", "debug")
 # Slurm 22.05's API does not name the cluster; used when slurmrestd does not say.
 SLURM_CLUSTER_NAME = os.getenv("SLURM_CLUSTER_NAME", "")
+# Jobs run only as accounts with a UID at least this (portal/accounts.py).
+CLUSTER_UID_MIN = envint("CLUSTER_UID_MIN", "1000")
 # Submissions per second to slurmrestd, for the whole portal.
 SLURM_SUBMIT_RATE = envint("SLURM_SUBMIT_RATE", "10")
 # A submit attempt holds its run this long; a run seen queued longer is resubmitted.

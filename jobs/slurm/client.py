@@ -1,6 +1,7 @@
 """The slurmrestd client: one private request path, version discovery, the calls."""
 
 import logging
+from collections.abc import Callable
 from datetime import datetime
 from functools import cache
 from json import loads
@@ -22,6 +23,7 @@ from jobs.slurm.errors import (
     SlurmServerError,
 )
 from jobs.slurm.models import JobSpec, Ping, SlurmJob
+from portal.accounts import job_account_problem
 
 log = logging.getLogger(__name__)
 
@@ -96,9 +98,13 @@ class SlurmClient:
         service_user: str,
         timeout: float,
         transport: httpx.BaseTransport | None = None,
+        refuse_user: Callable[[str], str | None] = lambda user: None,
     ):
         self.auth = auth
         self.service_user = service_user
+        # Says why a request may not act as this user (None: it may); the service
+        # user is the portal's own and is not asked about.
+        self.refuse_user = refuse_user
         self._http = httpx.Client(base_url=base_url, timeout=timeout, transport=transport)
         self._version: str | None = None
 
@@ -114,6 +120,8 @@ class SlurmClient:
     ) -> dict[str, Any] | None:
         """Every call goes through here. Returns the JSON body, or None when
         nothing changed (304, or its v0.0.39+ equivalent)."""
+        if user != self.service_user and (problem := self.refuse_user(user)):
+            raise SlurmAuthError(f"not acting as {user}: {problem}")
         url = f"/slurm/{version or self.api_version()}/{path}"
         what = f"{method} {url}"
         headers = self.auth.headers(user)
@@ -217,6 +225,7 @@ def get_client() -> SlurmClient:
         auth,
         service_user=settings.SLURM_SERVICE_USER,
         timeout=settings.SLURMRESTD_TIMEOUT,
+        refuse_user=job_account_problem,
     )
 
 

@@ -1,0 +1,85 @@
+"""No job runs as a system account: root, accounts below the UID floor and names
+the system does not know are refused when linked (the admin included) and again
+whenever the portal would act as them at slurmrestd."""
+
+import pwd
+
+import pytest
+from django.contrib.admin.models import LogEntry
+from django.core.exceptions import ValidationError
+from django.test import Client
+
+from jobs.slurm import SlurmAuthError, get_client
+from portal.models import ClusterAccount
+from tests.jobs.test_slurm_live import trivial_job
+
+pytestmark = pytest.mark.django_db
+
+SYSTEM = [p.pw_name for p in pwd.getpwall() if 0 < p.pw_uid < 1000][:1]  # e.g. daemon
+REFUSED = {"root": "root", "system": SYSTEM[0], "unknown": "no-such-user-x7"}
+
+
+@pytest.mark.parametrize("username", REFUSED.values(), ids=REFUSED.keys())
+def test_linking_a_system_or_unknown_account_is_refused(make_user, username: str) -> None:
+    with pytest.raises(ValidationError) as refused:
+        ClusterAccount(user=make_user(), username=username).full_clean()
+    assert "username" in refused.value.message_dict
+
+
+def test_the_uid_floor_is_a_setting(make_user, cluster_account, settings) -> None:
+    account = ClusterAccount(user=make_user(), username=cluster_account)
+    account.full_clean()  # a real account above 1000
+    settings.CLUSTER_UID_MIN = pwd.getpwnam(cluster_account).pw_uid + 1
+    with pytest.raises(ValidationError, match="system account"):
+        account.full_clean()
+
+
+def test_the_admin_refuses_root_and_logs_who_linked_an_account(
+    client: Client, make_user, cluster_account
+) -> None:
+    admin = make_user(staff=True)
+    admin.is_superuser = True
+    admin.save()
+    trainee = make_user()
+    client.force_login(admin)
+
+    page = client.post(
+        "/admin/portal/clusteraccount/add/", {"user": trainee.pk, "username": "root"}
+    )
+    assert page.status_code == 200 and "Jobs never run as root" in page.content.decode()
+    assert not ClusterAccount.objects.exists()
+
+    added = client.post(
+        "/admin/portal/clusteraccount/add/", {"user": trainee.pk, "username": cluster_account}
+    )
+    assert added.status_code == 302
+    entry = LogEntry.objects.get(object_repr=cluster_account)
+    assert entry.user == admin
+    assert entry.get_change_message() == (
+        f"Linked portal login {trainee.username} to cluster account {cluster_account}"
+    )
+
+
+@pytest.mark.live
+@pytest.mark.parametrize("username", REFUSED.values(), ids=REFUSED.keys())
+def test_no_request_acts_as_a_refused_account_even_if_one_was_stored(
+    username: str, tmp_path
+) -> None:
+    """An account stored before the check, or written to the database by hand."""
+    get_client.cache_clear()
+    client = get_client()
+    requests = []
+    client._http.event_hooks["request"] = [requests.append]
+
+    for call in (
+        lambda: client.submit(username, trivial_job(tmp_path, "id")),
+        lambda: client.jobs(username),
+        lambda: client.cancel(username, 1),
+    ):
+        with pytest.raises(SlurmAuthError, match=f"not acting as {username}"):
+            call()
+
+    # Refused before a token was signed or sent (only the version discovery, as the
+    # portal's own service user, may have gone out).
+    assert all(r.headers["X-SLURM-USER-NAME"] != username for r in requests)
+    get_client.cache_clear()
