@@ -20,6 +20,7 @@ from django.conf import settings
 from django.core.cache import cache
 from django.db import transaction
 from django.utils import timezone
+from pydantic import ValidationError
 
 from exercises.models import Course, Exercise, StorageTarget
 from jobs.engines import Workload, get_engine
@@ -88,8 +89,19 @@ def _claim(run_id: int) -> tuple[BenchmarkRun, bool] | None:
 
 
 def _find_job(run: BenchmarkRun) -> SlurmJob | None:
+    """The job an earlier attempt created: its name and its user. (Job names are
+    public; another user could name a job of theirs after this run.)"""
     jobs = get_client().jobs(run.cluster_username) or []
-    return next((job for job in jobs if job.name == run.job_name), None)
+    mine = (job for job in jobs if job.user_name == run.cluster_username)
+    return next((job for job in mine if job.name == run.job_name), None)
+
+
+def _one_line(error: ValueError) -> str:
+    if isinstance(error, ValidationError):
+        return "; ".join(
+            f"{'.'.join(str(part) for part in e['loc'])}: {e['msg']}" for e in error.errors()
+        )
+    return str(error)
 
 
 def submit(run_id: int, *, slot_taken: bool = False) -> None:
@@ -113,12 +125,18 @@ def submit(run_id: int, *, slot_taken: bool = False) -> None:
     job = _find_job(run) if earlier_attempt else None
     if job is None:
         token = secrets.token_urlsafe(32)
-        script = render_script(run)
+        try:
+            script = render_script(run)
+            spec = job_spec(run, script, token)
+        except ValueError as e:  # a value Slurm or the engine cannot take: no retry helps
+            reason = f"The portal could not write this job ({_one_line(e)})."
+            transition(run.pk, RunStatus.FAILED, status_reason=reason)
+            return
         BenchmarkRun.objects.filter(pk=run.pk).update(
             result_token_hash=token_hash(token), job_script=script
         )
         try:
-            job_id = client.submit(run.cluster_username, job_spec(run, script, token))
+            job_id = client.submit(run.cluster_username, spec)
         except SlurmError as e:
             if not e.permanent:
                 raise
@@ -160,15 +178,24 @@ def submit_run(self: Task, run_id: int, slot_taken: bool = False) -> None:
     except SlurmError as e:
         if e.permanent:
             raise
-        # slurmrestd or slurmctld away: back off, up to 30 s between tries.
-        raise self.retry(exc=e, countdown=min(2 ** min(self.request.retries, 5), 30))
+        # slurmrestd or slurmctld away: back off, up to 30 s between tries. The next
+        # try takes a place in the rate limit again: when slurmrestd comes back, the
+        # runs it held must not all rush in at once.
+        countdown = min(2 ** min(self.request.retries, 5), 30)
+        raise self.retry(exc=e, countdown=countdown, args=(run_id,), kwargs={"slot_taken": False})
 
 
 def cancel(run: BenchmarkRun) -> bool:
     """Cancels a run: before submission at once, else through Slurm. Transient
     Slurm errors propagate so the caller can say "try again"."""
     if run.status == RunStatus.QUEUED:
-        return transition(run.pk, RunStatus.CANCELLED, status_reason="Cancelled before it started.")
+        reason = "Cancelled before it started."
+        if transition(
+            run.pk, RunStatus.CANCELLED, only_from=(RunStatus.QUEUED,), status_reason=reason
+        ):
+            return True
+        # Its submission committed meanwhile: the job is in Slurm now.
+        run.refresh_from_db()
     if run.status in IN_SLURM_STATUSES and run.slurm_job_id:
         get_client().cancel(run.cluster_username, run.slurm_job_id)
         return True

@@ -1,7 +1,10 @@
 """exercises/start.py: every caller of start_runs gets the lab's rules, and a refusal
 starts nothing (the views' messages are tested with the views)."""
 
+import threading
+
 import pytest
+from django.db import connection
 
 from exercises.models import Course, Enrollment, SiteProfile, StorageTarget
 from exercises.start import StartRefused, start_runs
@@ -60,3 +63,36 @@ def test_runs_count_for_the_open_course_within_its_cap(ada, dev_profile, make_us
     with pytest.raises(StartRefused, match="In Storage 101 each trainee may have 2 run"):
         start_runs(ada, exercise, targets(dev_profile, "tmp"))
     assert BenchmarkRun.objects.count() == 3
+
+
+@pytest.mark.django_db(transaction=True)
+def test_clicks_at_once_cannot_pass_the_cap_together(
+    dev_profile, make_user, settings, monkeypatch
+) -> None:
+    """Four tabs start three runs each at the same moment, with room for four runs:
+    one gets its three, the others are told why, never twelve."""
+    settings.MAX_ACTIVE_RUNS_PER_USER = 4
+    monkeypatch.setattr("jobs.submission.submit_run.delay", lambda run_id: None)
+    ada = make_user("sl-ada")
+    exercise = dev_profile.exercises.get(key="1a")
+    chosen = targets(dev_profile, "home", "scratch", "tmp")
+    line_up = threading.Barrier(4)
+    outcomes = []
+
+    def click() -> None:
+        try:
+            line_up.wait()
+            outcomes.append(len(start_runs(ada, exercise, chosen)))
+        except StartRefused:
+            outcomes.append("refused")
+        finally:
+            connection.close()
+
+    tabs = [threading.Thread(target=click) for _ in range(4)]
+    for tab in tabs:
+        tab.start()
+    for tab in tabs:
+        tab.join(timeout=30)
+
+    assert sorted(outcomes, key=str) == [3, "refused", "refused", "refused"]
+    assert BenchmarkRun.objects.filter(user=ada).count() == 3
