@@ -59,31 +59,43 @@ apt_install() {
 
 # spawn PIDFILE LOGFILE COMMAND...: start a daemon in a process group of its own
 # (job control on), so a Ctrl-C or a killed test run does not take it down, and
-# record its real pid.
+# record its real pid. It keeps no descriptor of its starter open beyond its own
+# three: up.sh reports on fd 3, and a daemon holding that pipe would keep whoever
+# reads it waiting for as long as the daemon lives.
 spawn() {
   local pidfile=$1 logfile=$2
   shift 2
   (
     set -m
-    "$@" >>"$logfile" 2>&1 </dev/null &
+    "$@" >>"$logfile" 2>&1 </dev/null 3>&- 4>&- 5>&- 6>&- 7>&- 8>&- 9>&- &
     echo $! >"$pidfile"
   )
 }
 
 # start_bg NAME COMMAND...: run COMMAND in the background as service NAME, its pid
 # in $RUN_DIR/NAME.pid and its output in $LOG_DIR/NAME.log, unless it already runs
-# with this checkout's code (one started from other code is replaced).
-# Returns 1 when it was already running.
+# with this checkout's code and the same PORTAL_CALLBACK_URL (one started otherwise is
+# replaced: a worker would write job scripts that post to a web server gone).
+# Returns 0 when it started one, 1 when it was already running, 2 when it replaced
+# one that ran other code: that one was found running, so whoever stops "what this
+# run started" must leave its replacement running.
 start_bg() {
-  local name=$1 root=${STORAGELAB_ROOT:-$PWD} code
+  local name=$1 root=${STORAGELAB_ROOT:-$PWD} code was=0
   shift
   # Which code it runs: the checkout, and its newest Python file.
   code="$root $(find "$root" -name '*.py' -not -path '*/.venv/*' -printf '%T@\n' | sort -n | tail -n 1)"
-  if alive "$RUN_DIR/$name.pid" && [ "$(cat "$RUN_DIR/$name.code" 2>/dev/null)" = "$code" ]; then
-    return 1
+  code="$code ${PORTAL_CALLBACK_URL:-}"
+  if alive "$RUN_DIR/$name.pid"; then
+    [ "$(cat "$RUN_DIR/$name.code" 2>/dev/null)" = "$code" ] && return 1
+    was=2
   fi
   stop_pidfile "$name" "$RUN_DIR/$name.pid"
   spawn "$RUN_DIR/$name.pid" "$LOG_DIR/$name.log" "$@"
   echo "$code" >"$RUN_DIR/$name.code"
-  say "started $name (pid $(cat "$RUN_DIR/$name.pid"))"
+  if [ "$was" = 2 ]; then
+    say "restarted $name, found on other code or callback address (pid $(cat "$RUN_DIR/$name.pid"))"
+  else
+    say "started $name (pid $(cat "$RUN_DIR/$name.pid"))"
+  fi
+  return "$was"
 }

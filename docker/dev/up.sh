@@ -3,7 +3,10 @@
 # PostgreSQL, Redis, the dev Slurm cluster, the database, the demo accounts and a
 # Celery worker and beat. Idempotent: reuses what already runs.
 # Prints the names of the services it started itself, one a line, on fd 3 (if open),
-# so that `make demo` can stop exactly those.
+# so that `make demo` can stop exactly those: each as soon as it is started, so that a
+# Ctrl-C during the start-up still stops it. A service found running is not named, not
+# even when it is restarted because it ran other code. The daemons get no fd 3: one
+# that held it (a pipe, say) would keep its reader waiting for as long as it runs.
 set -euo pipefail
 . "$(dirname "$0")/env.sh"
 [ "$(id -u)" = 0 ] || die "run as root (sudo make ...): it installs packages and starts daemons"
@@ -26,11 +29,11 @@ fi
 if ! pg_isready -q -h "$DB_HOST" -p "$DB_PORT"; then
   read -r pg_version pg_cluster _ < <(pg_lsclusters -h | head -n 1)
   [ -n "${pg_version:-}" ] || die "no PostgreSQL cluster found (pg_lsclusters shows none)"
-  pg_ctlcluster "$pg_version" "$pg_cluster" start
+  pg_ctlcluster "$pg_version" "$pg_cluster" start 3>&-
   head -n 1 "/var/lib/postgresql/$pg_version/$pg_cluster/postmaster.pid" >"$RUN_DIR/postgresql.pid"
+  started postgresql
   wait_for PostgreSQL 30 pg_isready -q -h "$DB_HOST" -p "$DB_PORT"
   say "started PostgreSQL $pg_version/$pg_cluster (pid $(cat "$RUN_DIR/postgresql.pid"))"
-  started postgresql
 fi
 if [ "$DB_HOST" = 127.0.0.1 ] || [ "$DB_HOST" = localhost ]; then
   # The local dev database: a role that may also create the test database.
@@ -45,15 +48,15 @@ fi
 redis_port=$(printf '%s' "$REDIS_URL" | sed -n 's|^redis://[^/:]*:\([0-9]*\).*|\1|p')
 if ! redis-cli -p "${redis_port:-6379}" ping 2>/dev/null | grep -q PONG; then
   redis-server --bind 127.0.0.1 --port "${redis_port:-6379}" --save '' --appendonly no \
-    --daemonize yes --pidfile "$RUN_DIR/redis.pid" --logfile "$LOG_DIR/redis.log"
+    --daemonize yes --pidfile "$RUN_DIR/redis.pid" --logfile "$LOG_DIR/redis.log" 3>&-
+  started redis
   wait_for Redis 10 redis-cli -p "${redis_port:-6379}" ping
   say "started Redis (pid $(cat "$RUN_DIR/redis.pid"))"
-  started redis
 fi
 
 # --- Slurm ----------------------------------------------------------------------
 alive "$RUN_DIR/slurmctld.pid" || started slurm
-"$STORAGELAB_ROOT/docker/slurm/start.sh"
+"$STORAGELAB_ROOT/docker/slurm/start.sh" 3>&-
 
 # --- the portal's database and demo accounts -----------------------------------
 cd "$STORAGELAB_ROOT"
@@ -67,6 +70,8 @@ cd "$STORAGELAB_ROOT"
 # and the submissions (rate-limited anyway) take the CPU that is left.
 start_bg celery-worker nice -n 10 "$VENV/bin/celery" -A portal worker --loglevel INFO \
   --concurrency 2 && started celery-worker
+# Beat sends one quota collection as it starts (portal/celery.py), so My storage
+# shows usage within seconds, not one QUOTA_INTERVAL_SECONDS later.
 start_bg celery-beat nice -n 10 "$VENV/bin/celery" -A portal beat --loglevel INFO \
   --schedule "$STATE_DIR/celerybeat-schedule" && started celery-beat
 true
