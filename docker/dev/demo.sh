@@ -1,33 +1,67 @@
 #!/usr/bin/env bash
-# `make demo`: the whole portal on this machine, at http://127.0.0.1:8000.
-# Ctrl-C stops everything this run started (what already ran is left running).
+# `make demo`: the whole portal on this machine, at http://127.0.0.1:8000, until
+# Ctrl-C. Ctrl-C (or a TERM, or the terminal closing) stops everything this run
+# started; what already ran is left running.
 set -euo pipefail
 . "$(dirname "$0")/env.sh"
 WEB_ADDR=${WEB_ADDR:-127.0.0.1:8000}
-alive "$RUN_DIR/web.pid" &&
-  die "Storage Lab already serves http://$WEB_ADDR (pid $(cat "$RUN_DIR/web.pid")); 'make stop' stops it"
+# Jobs post their results to the web server: on another address, tell the worker.
+if [ "$WEB_ADDR" != 127.0.0.1:8000 ]; then
+  export PORTAL_CALLBACK_URL=${PORTAL_CALLBACK_URL:-http://$WEB_ADDR}
+fi
+
+# One demo at a time, and a refused one touches nothing (no trap is set yet).
+if alive "$RUN_DIR/web.pid"; then
+  die "Storage Lab already serves http://$(cat "$RUN_DIR/web.addr" 2>/dev/null || echo "$WEB_ADDR") (pid $(cat "$RUN_DIR/web.pid")): Ctrl-C in its terminal stops it, 'make stop' stops every dev service"
+fi
+if alive "$RUN_DIR/demo.pid"; then
+  die "another 'make demo' (pid $(cat "$RUN_DIR/demo.pid")) is starting Storage Lab: wait for it, or Ctrl-C it"
+fi
 port_open() { bash -c "exec 3<>/dev/tcp/${WEB_ADDR%:*}/${WEB_ADDR#*:}" 2>/dev/null; }
 port_open && die "another program listens on $WEB_ADDR: stop it, or choose another address (make demo WEB_ADDR=127.0.0.1:8080)"
 
+echo $$ >"$RUN_DIR/demo.pid"
 started_list=$(mktemp)
 stop_started() {
-  trap - INT TERM EXIT
+  local code=$? services
+  # Once begun, the clean-up runs to its end: a second Ctrl-C must not leave half of
+  # the services running. Ignored here, INT and TERM are ignored by stop.sh too.
+  trap '' INT TERM HUP
+  trap - EXIT
   echo
   say "stopping what this run started"
   # Reverse order of start: clients before the servers they use.
   services=$(tac "$started_list" | tr '\n' ' ')
-  [ -z "$services" ] || "$STORAGELAB_ROOT/docker/dev/stop.sh" $services
+  [ -z "$services" ] || "$STORAGELAB_ROOT/docker/dev/stop.sh" $services || code=1
   rm -f "$started_list"
+  [ "$(cat "$RUN_DIR/demo.pid" 2>/dev/null)" != $$ ] || rm -f "$RUN_DIR/demo.pid"
+  exit "$code"
 }
+# Every way out goes through the EXIT trap, which stops what was started. A closed
+# terminal (HUP) can no longer be written to: the clean-up then reports to a log.
 trap stop_started EXIT
-trap 'exit 130' INT TERM # the EXIT trap then stops what was started
+trap 'exit 130' INT
+trap 'exit 143' TERM
+trap 'exec >>"$LOG_DIR/demo.log" 2>&1; say "the terminal closed"; exit 129' HUP
 
 "$STORAGELAB_ROOT/docker/dev/up.sh" 3>"$started_list"
 
 cd "$STORAGELAB_ROOT"
 start_bg web "$VENV/bin/gunicorn" portal.wsgi --bind "$WEB_ADDR" --workers 3 --access-logfile -
 echo web >>"$started_list"
-wait_for "the web server" 20 port_open
+echo "$WEB_ADDR" >"$RUN_DIR/web.addr"
+web_pid=$(cat "$RUN_DIR/web.pid")
+web_died() {
+  say "the web server (pid $web_pid) exited, not by a Ctrl-C here; the end of its log, $LOG_DIR/web.log:"
+  tail -n 15 "$LOG_DIR/web.log" | sed 's/^/    /'
+  exit 1
+}
+for _ in $(seq 100); do
+  port_open && break
+  alive "$RUN_DIR/web.pid" || web_died
+  sleep 0.2
+done
+port_open || die "the web server did not answer on $WEB_ADDR within 20s (log: $LOG_DIR/web.log)"
 
 cat <<TXT
 
@@ -41,11 +75,10 @@ cat <<TXT
 TXT
 # Serve until Ctrl-C. gunicorn runs in a process group of its own (so a Ctrl-C
 # reaches this script, not it), which makes it no child of this shell: `wait` on
-# its pid returns at once. Watch the pid instead; `wait` on a short sleep lets the
-# INT/TERM trap run as soon as the signal comes.
+# its pid fails at once. Watch the pid instead; `wait` on a short sleep returns as
+# soon as a signal comes, so its trap runs at once.
 while alive "$RUN_DIR/web.pid"; do
   sleep 1 &
   wait $! || true
 done
-say "the web server stopped by itself; its log is $LOG_DIR/web.log"
-exit 1
+web_died
