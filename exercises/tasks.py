@@ -16,10 +16,12 @@ COLLECT_LOCK_KEY = "exercises:quota:collect:lock"
 
 @shared_task
 def collect_quotas() -> None:
-    """One collection round (beat: QUOTA_INTERVAL_SECONDS). It runs on the worker that takes
-    it, so route it to a worker on a host where the filesystems are mounted."""
+    """One collection round (beat: once as it starts, see portal/celery.py, then every
+    QUOTA_INTERVAL_SECONDS). It runs on the worker that takes it, so route it to a worker
+    on a host where the filesystems are mounted."""
     if not cache.add(COLLECT_LOCK_KEY, 1, timeout=int(settings.QUOTA_INTERVAL_SECONDS) or 60):
-        return  # the previous round still runs
+        log.info("quotas: skipped, another round holds the lock (it runs, or died lately)")
+        return
     try:
         profile = SiteProfile.objects.filter(name=settings.SITE_PROFILE).first()
         if profile is None:
