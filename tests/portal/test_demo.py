@@ -3,13 +3,21 @@ terminal, as root, from the repo root, with a plain shell's environment), serves
 the portal until Ctrl-C, and Ctrl-C stops what that run started and nothing else.
 
 It serves the demo site (database `storagelab`, Redis db 0), not the tests' own:
-the one a newcomer sees.
+the one a newcomer sees. The dev services must be up (`make test` starts them
+first); the test stops the demo's Celery beat so that this `make demo` starts it
+(and with it the quota collection at start-up), and starts it again at the end.
+A demo already serving on this machine (a developer's own) is never touched.
 """
 
+import codecs
+import contextlib
+import fcntl
 import os
 import re
+import signal
 import socket
 import subprocess
+import termios
 import threading
 import time
 from datetime import UTC, datetime
@@ -22,29 +30,49 @@ pytestmark = pytest.mark.live
 
 ROOT = Path(__file__).resolve().parents[2]
 RUN_DIR = Path(os.getenv("STORAGELAB_RUN_DIR", "/run/storagelab"))
+LOG_DIR = Path(os.getenv("STORAGELAB_LOG_DIR", "/var/log/storagelab"))
 ADDRESS = ("127.0.0.1", 8000)
+URL = "http://127.0.0.1:8000"
 UP = re.compile(r"Storage Lab is up: (http://\S+)")
 # What the dev scripts say when they start or stop a service: "started web (pid 42)".
+# A service restarted on other code or settings says "restarted": it was found running.
 STARTED = re.compile(r"\] started .*?\(pid (\d+)\)")
 STOPPED = re.compile(r"\] stopped .*?\(pid (\d+)\)")
+CLEAN_UP = "stopping what this run started"
 COLLECTED = re.compile(r"Collected (\d{4}-\d\d-\d\d \d\d:\d\d) UTC")
+# What the worker logs when a collection round is done (exercises/tasks.py).
+QUOTA_ROUND = re.compile(r"quotas: \d+ collected")
+# Services the dev stack runs, that this test expects to find running and to leave so.
+STACK = {"slurmctld", "slurmd", "slurmrestd", "celery-worker"}
+
+
+def user_environment() -> dict[str, str]:
+    """What a root login shell has: none of the settings pytest and `make test` put
+    in this process's environment (REDIS_URL, DJANGO_SETTINGS_MODULE, MAKEFLAGS...)."""
+    venv = str(ROOT / ".venv")
+    path = [p for p in os.environ.get("PATH", "/usr/bin:/bin").split(":") if venv not in p]
+    return {
+        "PATH": ":".join(path) or "/usr/bin:/bin",
+        "HOME": os.environ.get("HOME", "/root"),
+        "USER": "root",
+        "LOGNAME": "root",
+        "SHELL": "/bin/bash",
+        "LANG": "C.UTF-8",
+        "TERM": "xterm",
+    }
 
 
 class Terminal:
-    """A command in a pseudo-terminal of its own, which is its controlling
-    terminal: what a user's shell gives `make demo`. Ctrl-C is a byte typed."""
+    """A command in a pseudo-terminal of its own, which is its controlling terminal
+    (a new session): what a user's shell gives `make demo`. Ctrl-C is a byte typed,
+    which the terminal driver turns into SIGINT for the foreground process group."""
 
     def __init__(self, *argv: str):
         master, slave = os.openpty()
         self.proc = subprocess.Popen(
             argv,
             cwd=ROOT,
-            env={
-                "PATH": os.environ["PATH"],
-                "HOME": os.environ.get("HOME", "/root"),
-                "LANG": "C.UTF-8",
-                "TERM": "xterm",
-            },
+            env=user_environment(),
             stdin=slave,
             stdout=slave,
             stderr=slave,
@@ -58,14 +86,15 @@ class Terminal:
         self._reader.start()
 
     def _read(self) -> None:
+        decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
         while True:
             try:
                 chunk = os.read(self.master, 4096)
-            except OSError:  # the terminal closed: the command ended
+            except OSError:  # EIO: every process on the terminal has closed it
                 return
             if not chunk:
                 return
-            self.output += chunk.decode(errors="replace")
+            self.output += decoder.decode(chunk)
 
     def wait_for(self, pattern: re.Pattern, timeout: float) -> re.Match:
         deadline = time.monotonic() + timeout
@@ -75,7 +104,7 @@ class Terminal:
             if self.proc.poll() is not None and not self._reader.is_alive():
                 break
             time.sleep(0.2)
-        raise AssertionError(f"no {pattern.pattern!r} in:\n{self.output}")
+        raise AssertionError(f"no {pattern.pattern!r} within {timeout:.0f} s in:\n{self.output}")
 
     def ctrl_c(self) -> None:
         os.write(self.master, b"\x03")
@@ -86,19 +115,26 @@ class Terminal:
         return code
 
     def close(self) -> None:
+        """Whatever happened: Ctrl-C, then TERM to its process group (make, the script
+        and what runs in the foreground: the script's traps still clean up), then KILL."""
+        for stop in (self.ctrl_c, lambda: self._signal(signal.SIGTERM)):
+            if self.proc.poll() is None:
+                stop()
+                with contextlib.suppress(subprocess.TimeoutExpired):
+                    self.proc.wait(timeout=60)
         if self.proc.poll() is None:
-            self.ctrl_c()
-            try:
-                self.proc.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
+            self._signal(signal.SIGKILL)
+            self.proc.wait(timeout=10)
+        self._reader.join(timeout=5)
         os.close(self.master)
+
+    def _signal(self, sig: signal.Signals) -> None:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(self.proc.pid, sig)
 
 
 def _take_terminal() -> None:
-    import fcntl
-    import termios
-
+    """In the child, after setsid(): the pty on fd 0 becomes its controlling terminal."""
     fcntl.ioctl(0, termios.TIOCSCTTY, 0)
 
 
@@ -114,7 +150,10 @@ def running_services() -> dict[str, int]:
     """The dev services running now, by the pids the scripts recorded."""
     found = {}
     for pidfile in RUN_DIR.glob("*.pid"):
-        text = pidfile.read_text().strip()
+        try:
+            text = pidfile.read_text().strip()
+        except OSError:  # removed meanwhile
+            continue
         if text.isdigit() and alive(int(text)):
             found[pidfile.stem] = int(text)
     return found
@@ -128,22 +167,45 @@ def port_open() -> bool:
         return False
 
 
-def make_demo() -> Terminal:
-    return Terminal("make", "demo")
+def dev_script(*argv: str) -> None:
+    subprocess.run(
+        ["bash", *argv], cwd=ROOT, env=user_environment(), check=True, stdout=subprocess.DEVNULL
+    )
+
+
+def log_size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except FileNotFoundError:
+        return 0
+
+
+def log_since(path: Path, offset: int) -> str:
+    try:
+        with path.open("rb") as log:
+            log.seek(offset)
+            return log.read().decode(errors="replace")
+    except FileNotFoundError:
+        return ""
 
 
 def assert_a_second_demo_is_refused() -> None:
-    second = make_demo()
+    """A second `make demo` says the portal already serves, fails, and touches nothing."""
+    services = running_services()
+    second = Terminal("make", "demo")
     try:
-        assert second.wait(timeout=60) != 0
-        assert "Storage Lab already serves http://127.0.0.1:8000" in second.output
-        assert "make stop" in second.output
+        assert second.wait(timeout=60) != 0, second.output
     finally:
         second.close()
+    assert "Storage Lab already serves http://127.0.0.1:8000" in second.output, second.output
+    assert "make stop" in second.output
+    assert CLEAN_UP not in second.output
+    assert running_services() == services, second.output
 
 
 def log_in(portal: httpx.Client, username: str, password: str) -> None:
-    portal.get("/login/")
+    form = portal.get("/login/")
+    assert form.status_code == 200
     response = portal.post(
         "/login/",
         data={
@@ -151,60 +213,96 @@ def log_in(portal: httpx.Client, username: str, password: str) -> None:
             "password": password,
             "csrfmiddlewaretoken": portal.cookies["csrftoken"],
         },
+        follow_redirects=False,
     )
-    assert response.status_code == 200, response.text
-    assert not str(response.url).endswith("/login/"), "the login did not go through"
+    assert response.status_code == 302, f"the login did not go through:\n{response.text}"
+    assert "/login/" not in response.headers["location"]
+
+
+def collected_usage(portal: httpx.Client, since: datetime, worker_log: int) -> str:
+    """My storage once a quota round ran after `since`: the worker logged one, and the
+    page shows usage collected then (the page says minutes: the log says it was now)."""
+    deadline = time.monotonic() + 30
+    while True:
+        page = portal.get("/storage/", follow_redirects=False)
+        assert page.status_code == 200
+        times = [datetime.strptime(t, "%Y-%m-%d %H:%M") for t in COLLECTED.findall(page.text)]
+        logged = QUOTA_ROUND.search(log_since(LOG_DIR / "celery-worker.log", worker_log))
+        if logged and times and min(t.replace(tzinfo=UTC) for t in times) >= since:
+            return page.text
+        assert time.monotonic() < deadline, (
+            f"no quota collected since the demo started (worker log: {bool(logged)}):\n" + page.text
+        )
+        time.sleep(0.5)
 
 
 def test_make_demo_serves_until_ctrl_c_and_stops_only_what_it_started() -> None:
-    if "web" in running_services():
+    found = running_services()
+    if "web" in found or "demo" in found:
         # A developer's own demo: leave it alone, but it must refuse a second one.
-        assert_a_second_demo_is_refused()
-        pytest.skip("a demo already serves on this machine: 'make stop' first to test it all")
+        if "web" in found:
+            assert_a_second_demo_is_refused()
+        pytest.skip("a `make demo` already runs on this machine: 'make stop' first to test it all")
     if port_open():
-        pytest.fail(f"another program listens on {ADDRESS}: the demo needs that port")
+        pytest.fail(f"another program listens on {URL}, which `make demo` serves on: stop it")
+    if missing := STACK - found.keys():
+        pytest.fail(f"{', '.join(sorted(missing))} not running: run docker/dev/up.sh first")
 
-    # A service this run must start (and stop again): the demo's Celery beat.
-    subprocess.run([str(ROOT / "docker/dev/stop.sh"), "celery-beat"], check=True)
+    # A service this run must start (and stop again): the demo's Celery beat, whose
+    # start also collects the quotas. It runs again when the test ends.
+    dev_script("docker/dev/stop.sh", "celery-beat")
     before = running_services()
+    worker_log = log_size(LOG_DIR / "celery-worker.log")
     started_at = datetime.now(UTC).replace(second=0, microsecond=0)
-    demo = make_demo()
+    began = time.monotonic()
+    started: set[int] = set()
+    demo = Terminal("make", "demo")
     try:
-        url = demo.wait_for(UP, timeout=240)[1]
-        up_to_now = demo.output
-        started = {int(pid) for pid in STARTED.findall(up_to_now)}
-        replaced = {int(pid) for pid in STOPPED.findall(up_to_now)}  # from older code
-        assert running_services()["celery-beat"] in started
+        assert demo.wait_for(UP, timeout=180)[1] == URL
+        up_after = time.monotonic() - began
+        started = {int(pid) for pid in STARTED.findall(demo.output)}
+        now = running_services()
+        assert now["web"] in started and now["celery-beat"] in started, demo.output
+        web = now["web"]
 
-        with httpx.Client(base_url=url, follow_redirects=True, timeout=30) as portal:
+        with httpx.Client(base_url=URL, follow_redirects=True, timeout=30) as portal:
             log_in(portal, "trainee1", "storagelab")
             lab = portal.get("/lab/")
-            assert lab.status_code == 200 and "1a" in lab.text and "trainee1" in lab.text
+            assert lab.status_code == 200 and not lab.history, "the lab sent trainee1 away"
+            assert "trainee1" in lab.text and "1a" in lab.text
             assert "Storage course (demo)" in portal.get("/courses/").text
             health = portal.get("/healthz")
             assert (health.status_code, health.text.strip()) == (200, "ok")
-            # My storage shows usage collected at start-up, not "never collected".
-            collected = None
-            for _ in range(60):
-                if match := COLLECTED.search(portal.get("/storage/").text):
-                    collected = datetime.strptime(match[1], "%Y-%m-%d %H:%M").replace(tzinfo=UTC)
-                    if collected >= started_at:
-                        break
-                time.sleep(0.5)
-            assert collected and collected >= started_at, "quotas were not collected at start"
+
+            # My storage shows trainee1's usage, collected since the demo started.
+            storage = collected_usage(portal, started_at, worker_log)
+            collected_after = time.monotonic() - began
+            assert "sl-trainee1" in storage and 'class="usage-text"' in storage
+            assert "Usage unknown" not in storage
 
             assert_a_second_demo_is_refused()
-            assert portal.get("/healthz").status_code == 200  # the first one still serves
+            assert portal.get("/healthz").status_code == 200, "the first demo stopped serving"
 
         demo.ctrl_c()
         assert demo.wait(timeout=60) != 0
-        assert "stopping what this run started" in demo.output
+        after = running_services()
+        output = demo.output
+        assert CLEAN_UP in output, output
+        # Gone: the web server (its port, its pid and pid file) and all else this run
+        # started.
+        assert not port_open()
+        assert not alive(web) and "web" not in after and not (RUN_DIR / "web.pid").exists()
+        assert not [pid for pid in started if alive(pid)], output
+        assert "demo" not in after
+        # Left alone: the clean-up stopped only what the run started, and every service
+        # found running still runs (a Celery worker found on older code runs restarted).
+        assert {int(pid) for pid in STOPPED.findall(output.split(CLEAN_UP)[1])} <= started
+        assert not [name for name in before if name not in after], output
     finally:
         demo.close()
-        if port_open():  # whatever failed above, no demo server is left behind
-            subprocess.run([str(ROOT / "docker/dev/stop.sh"), "web"], check=False)
-
-    assert not port_open()
-    assert not [pid for pid in started if alive(pid)], demo.output
-    left_alone = {name: pid for name, pid in before.items() if pid not in replaced}
-    assert left_alone and all(alive(pid) for pid in left_alone.values()), demo.output
+        # Whatever failed above, no web server of this run is left behind.
+        if "web" in running_services():
+            dev_script("docker/dev/stop.sh", "web")
+        if "celery-beat" in found and "celery-beat" not in running_services():
+            dev_script("docker/dev/up.sh")  # as the test found it
+    print(f"make demo: up in {up_after:.1f} s, quotas shown after {collected_after:.1f} s")
