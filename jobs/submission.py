@@ -24,6 +24,7 @@ from pydantic import ValidationError
 
 from exercises.models import Course, Exercise, StorageTarget
 from jobs.engines import Workload, get_engine
+from jobs.engines.base import validation_reason
 from jobs.models import IN_SLURM_STATUSES, BenchmarkRun, RunStatus
 from jobs.ratelimit import RateLimited, take_submit_slot
 from jobs.results import token_hash
@@ -96,14 +97,6 @@ def _find_job(run: BenchmarkRun) -> SlurmJob | None:
     return next((job for job in mine if job.name == run.job_name), None)
 
 
-def _one_line(error: ValueError) -> str:
-    if isinstance(error, ValidationError):
-        return "; ".join(
-            f"{'.'.join(str(part) for part in e['loc'])}: {e['msg']}" for e in error.errors()
-        )
-    return str(error)
-
-
 def submit(run_id: int, *, slot_taken: bool = False) -> None:
     """Hands a queued run to Slurm, exactly once. Transient Slurm errors propagate
     (the task retries); permanent ones fail the run with Slurm's reason."""
@@ -129,7 +122,8 @@ def submit(run_id: int, *, slot_taken: bool = False) -> None:
             script = render_script(run)
             spec = job_spec(run, script, token)
         except ValueError as e:  # a value Slurm or the engine cannot take: no retry helps
-            reason = f"The portal could not write this job ({_one_line(e)})."
+            why = validation_reason(e) if isinstance(e, ValidationError) else str(e)
+            reason = f"The portal could not write this job ({why})."
             transition(run.pk, RunStatus.FAILED, status_reason=reason)
             return
         BenchmarkRun.objects.filter(pk=run.pk).update(

@@ -58,10 +58,18 @@ def scratch_dir(cluster_account: str) -> Path:
 @pytest.fixture
 def make_user(db: None) -> Callable[..., User]:
     def make(
-        cluster_username: str | None = None, *, staff: bool = False, password: str = "pw-Test-1"
+        cluster_username: str | None = None,
+        *,
+        staff: bool = False,
+        superuser: bool = False,
+        password: str = "pw-Test-1",
     ) -> User:
         user = User.objects.create_user(
-            unique_name("user"), password=password, is_staff=staff, first_name="Ada"
+            unique_name("user"),
+            password=password,
+            is_staff=staff or superuser,
+            is_superuser=superuser,
+            first_name="Ada",
         )
         if cluster_username:
             ClusterAccount.objects.create(user=user, username=cluster_username)

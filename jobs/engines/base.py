@@ -50,6 +50,29 @@ class Target(BaseModel):
     tmpfs: bool = False  # no O_DIRECT on tmpfs
 
 
+# No storage delivers more than 1 TiB/s to one process (memory bandwidth itself is
+# ~10-100 GiB/s): a figure beyond it cannot have been measured.
+MAX_BYTES_PER_S_PER_PROCESS = 2**40
+
+
+def plausible(bytes_per_s: float | None, processes: int | None) -> bool:
+    """A throughput that can have been measured by `processes` processes."""
+    return (
+        bytes_per_s is not None
+        and math.isfinite(bytes_per_s)
+        and 0 < bytes_per_s <= (processes or 1) * MAX_BYTES_PER_S_PER_PROCESS
+    )
+
+
+def validation_reason(error: ValidationError) -> str:
+    """A pydantic error in one line: 'field: what is wrong; ...'."""
+    parts = []
+    for problem in error.errors():
+        where = ".".join(str(part) for part in problem["loc"])
+        parts.append(f"{where}: {problem['msg']}" if where else problem["msg"])
+    return "; ".join(parts)
+
+
 class Latency(BaseModel):
     """Completion latency percentiles in microseconds."""
 
@@ -83,7 +106,7 @@ class BenchmarkResult(ThroughputInMiB, BaseModel):
     def _within_hardware(self) -> "BenchmarkResult":
         for direction in ("write", "read"):
             bytes_per_s = getattr(self, f"{direction}_bytes_per_s")
-            if bytes_per_s and bytes_per_s / self.processes > MAX_BYTES_PER_S_PER_PROCESS:
+            if bytes_per_s is not None and not plausible(bytes_per_s, self.processes):
                 raise ValueError(
                     f"{direction} bandwidth of {bytes_per_s / self.processes:.3g} bytes/s "
                     "per process is beyond any storage"
@@ -106,20 +129,6 @@ class BenchmarkResult(ThroughputInMiB, BaseModel):
         }
 
 
-# No storage delivers more than 1 TiB/s to one process (memory bandwidth itself is
-# ~10-100 GiB/s): a figure beyond it cannot have been measured.
-MAX_BYTES_PER_S_PER_PROCESS = 2**40
-
-
-def plausible(bytes_per_s: float | None, processes: int | None) -> bool:
-    """A throughput that can have been measured by `processes` processes."""
-    return (
-        bytes_per_s is not None
-        and math.isfinite(bytes_per_s)
-        and 0 < bytes_per_s <= (processes or 1) * MAX_BYTES_PER_S_PER_PROCESS
-    )
-
-
 class ResultParseError(ValueError):
     """The output is not a complete result of this engine (truncated, garbled,
     empty, or an error message). The message says which, in one line."""
@@ -130,11 +139,9 @@ def result(**figures: object) -> BenchmarkResult:
     try:
         return BenchmarkResult(**figures)
     except ValidationError as e:
-        problem = e.errors()[0]
-        where = ".".join(str(part) for part in problem["loc"]) or "the figures"
         raise ResultParseError(
             f"{figures.get('engine', 'the benchmark')} output has an impossible value "
-            f"({where}: {problem['msg']}, got {problem.get('input')!r})"
+            f"({validation_reason(e)})"
         ) from None
 
 

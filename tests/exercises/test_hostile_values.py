@@ -100,7 +100,7 @@ def admin_target_form(site: SiteProfile, name: str) -> dict:
 def test_the_admin_refuses_a_hostile_target_name_and_keeps_a_plain_one(
     client: Client, make_user, site
 ) -> None:
-    client.force_login(_superuser(make_user))
+    client.force_login(make_user(superuser=True))
 
     for name in HOSTILE.values():
         page = client.post("/admin/exercises/storagetarget/add/", admin_target_form(site, name))
@@ -110,13 +110,6 @@ def test_the_admin_refuses_a_hostile_target_name_and_keeps_a_plain_one(
     added = client.post("/admin/exercises/storagetarget/add/", admin_target_form(site, "BeeGFS"))
     assert added.status_code == 302
     assert StorageTarget.objects.get(profile=site).name == "BeeGFS"
-
-
-def _superuser(make_user):
-    user = make_user(staff=True)
-    user.is_superuser = True
-    user.save()
-    return user
 
 
 @pytest.mark.parametrize("name", HOSTILE.values(), ids=HOSTILE.keys())

@@ -37,9 +37,7 @@ def test_the_uid_floor_is_a_setting(make_user, cluster_account, settings) -> Non
 def test_the_admin_refuses_root_and_logs_who_linked_an_account(
     client: Client, make_user, cluster_account
 ) -> None:
-    admin = make_user(staff=True)
-    admin.is_superuser = True
-    admin.save()
+    admin = make_user(superuser=True)
     trainee = make_user()
     client.force_login(admin)
 
