@@ -31,7 +31,7 @@ from jobs.engines.fio import Fio
 from jobs.models import BenchmarkRun, RunStatus
 from jobs.slurm import get_client
 from jobs.submission import start_run
-from jobs.sync import SYNC_SINCE_KEY, sync
+from jobs.sync import SLURM_CLOCK_KEY, sync
 from tests.runs import follow, small_workload
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -70,7 +70,7 @@ def test_requests_per_sync_cycle(trainee, disk_target, active) -> None:
         )
         for i in range(active)
     )
-    cache.delete(SYNC_SINCE_KEY)
+    cache.delete(SLURM_CLOCK_KEY)
     get_client().api_version()  # discovery is once per process, not per cycle
     seen = count_requests()
     cycles = []

@@ -2,6 +2,7 @@
 about every active run at once, with ONE `GET /jobs` whatever their number, and
 records what changed."""
 
+import time
 from datetime import datetime, timedelta
 
 from celery import shared_task
@@ -11,11 +12,14 @@ from django.utils import timezone
 
 from jobs import lost
 from jobs.models import IN_SLURM_STATUSES, BenchmarkRun, RunStatus
+from jobs.results import ingest_stranded
 from jobs.slurm import SlurmError, SlurmJob, get_client
+from jobs.slurm.models import JobList
 from jobs.states import FROM_SLURM, transition
 from jobs.submission import resubmit_stale
 
-SYNC_SINCE_KEY = "jobs:sync:since"
+# Where the sync stands on Slurm's clock (see changes_since).
+SLURM_CLOCK_KEY = "jobs:sync:slurm-clock"
 # The job script's exit status when it refuses an unsafe directory (EX_CONFIG).
 REFUSED_DIRECTORY = 78
 SYNC_LOCK_KEY = "jobs:sync:lock"
@@ -28,16 +32,14 @@ def sync() -> int | None:
         return None
     try:
         resubmit_stale()
+        ingest_stranded()
         runs = list(BenchmarkRun.objects.filter(status__in=IN_SLURM_STATUSES))
         if not runs:
             return 0
         started = timezone.now()
-        since: datetime | None = cache.get(SYNC_SINCE_KEY)
-        if since:
-            since -= timedelta(seconds=5)  # slack for clocks and same-second updates
-        jobs = get_client().jobs(settings.SLURM_SERVICE_USER, since=since)
+        jobs = get_client().jobs(settings.SLURM_SERVICE_USER, since=changes_since())
         if jobs is None:
-            return len(runs)  # 304: nothing changed since the last cycle
+            return len(runs)  # nothing changed since the last change we read
         # slurmctld answers a changed list with every job it holds (all or nothing).
         by_id = {job.job_id: job for job in jobs}
         for run in runs:
@@ -46,10 +48,43 @@ def sync() -> int | None:
                 apply_job(run, job)
             else:
                 lost.job_not_listed(run, started)
-        cache.set(SYNC_SINCE_KEY, started, timeout=None)
+        remember_last_change(jobs)  # only once every run has been brought up to date
         return len(runs)
     finally:
         cache.delete(SYNC_LOCK_KEY)
+
+
+def changes_since() -> datetime | None:
+    """The update_time of the next job list: a time on Slurm's clock, never the
+    portal's. (A portal clock ahead of Slurm's would ask for changes "since the
+    future", be told that nothing changed, and freeze every run.)
+
+    Slurm keeps its last change in whole seconds and answers the whole list when that
+    change is in the asked second or later. A change may still come in the second of
+    the list we read, after we read it. So the sync asks again from that second (the
+    whole list again) until a list read at least two seconds later shows the same
+    last change; from then on it asks for what came after it: "nothing changed" until
+    anything does."""
+    mark = cache.get(SLURM_CLOCK_KEY)
+    if not isinstance(mark, dict):
+        return None
+    if mark["confirmed"]:
+        return mark["last_update"] + timedelta(seconds=1)
+    return mark["last_update"]
+
+
+def remember_last_change(jobs: JobList) -> None:
+    """Notes the last change of a whole list just read (see changes_since)."""
+    mark = cache.get(SLURM_CLOCK_KEY)
+    now = time.time()  # only differences of it are used: they hold on any clock
+    if jobs.last_update is None:
+        cache.delete(SLURM_CLOCK_KEY)
+    elif isinstance(mark, dict) and mark["last_update"] == jobs.last_update:
+        confirmed = now - mark["first_read"] >= 2
+        cache.set(SLURM_CLOCK_KEY, dict(mark, confirmed=confirmed), timeout=None)
+    else:
+        first = {"last_update": jobs.last_update, "first_read": now, "confirmed": False}
+        cache.set(SLURM_CLOCK_KEY, first, timeout=None)
 
 
 def apply_job(run: BenchmarkRun, job: SlurmJob) -> None:

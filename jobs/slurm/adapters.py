@@ -16,7 +16,7 @@ from typing import Annotated, Any
 from pydantic import BaseModel, BeforeValidator, ConfigDict, ValidationError
 
 from jobs.slurm.errors import SlurmInvalidResponse
-from jobs.slurm.models import JobSpec, JobState, Ping, SlurmJob
+from jobs.slurm.models import JobList, JobSpec, JobState, Ping, SlurmJob
 
 # Newest first: discovery takes the first one slurmrestd serves.
 API_VERSIONS = ("v0.0.44", "v0.0.43", "v0.0.42", "v0.0.41", "v0.0.40", "v0.0.39", "v0.0.38")
@@ -119,6 +119,33 @@ def parse_job(raw: dict[str, Any]) -> SlurmJob:
         working_directory=job.current_working_directory,
         cluster=job.cluster,
     )
+
+
+class _JobList(_Loose):
+    last_update: int | _Number | None = None
+
+
+def parse_jobs(body: dict[str, Any]) -> JobList:
+    jobs = [parse_job(raw) for raw in body.get("jobs") or []]
+    try:
+        said = _time(_JobList.model_validate(body).last_update)
+    except ValidationError:
+        raise SlurmInvalidResponse("the job list has an unreadable last_update")
+    return JobList(jobs, said or _latest_event(jobs))
+
+
+def _latest_event(jobs: list[SlurmJob]) -> datetime | None:
+    """The latest moment the jobs show as past: every submission, the start of a job
+    that started, the end of one that ended. (A pending job's start and a running
+    job's end are Slurm's forecasts, later than its clock.)"""
+    events = []
+    for job in jobs:
+        events.append(job.submit_time)
+        if job.state != JobState.PENDING:
+            events.append(job.start_time)
+        if job.state.finished or job.state == JobState.COMPLETING:
+            events.append(job.end_time)
+    return max((moment for moment in events if moment), default=None)
 
 
 def parse_ping(version: str, body: dict[str, Any]) -> Ping:

@@ -22,7 +22,7 @@ from jobs.slurm.errors import (
     SlurmRejected,
     SlurmServerError,
 )
-from jobs.slurm.models import JobSpec, Ping, SlurmJob
+from jobs.slurm.models import JobList, JobSpec, Ping, SlurmJob
 from portal.accounts import job_account_problem
 
 log = logging.getLogger(__name__)
@@ -201,13 +201,15 @@ class SlurmClient:
             raise SlurmNotFound(f"job {job_id}: not known to Slurm")
         return adapters.parse_job(jobs[0])
 
-    def jobs(self, user: str, since: datetime | None = None) -> list[SlurmJob] | None:
-        """All jobs; None when nothing changed since `since`."""
+    def jobs(self, user: str, since: datetime | None = None) -> JobList | None:
+        """All jobs; None when none changed at or after `since` (on Slurm's clock, to
+        the second: slurmctld answers the whole list when its last change is in the
+        second `since` names or later)."""
         params = {"update_time": int(since.timestamp())} if since else None
         body = self._request("GET", "jobs", user, params=params)
         if body is None:
             return None
-        return [adapters.parse_job(raw) for raw in body.get("jobs") or []]
+        return adapters.parse_jobs(body)
 
     def cancel(self, user: str, job_id: int) -> None:
         self._request("DELETE", f"job/{int(job_id)}", user)

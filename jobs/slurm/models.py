@@ -49,6 +49,18 @@ class SlurmJob(BaseModel):
     cluster: str = ""
 
 
+class JobList(list[SlurmJob]):
+    """Slurm's job list, and the time of its last change on Slurm's own clock.
+
+    `last_update` is what slurmctld says (v0.0.40+). Older APIs do not say; for them it
+    is the latest event the jobs themselves show (a submission, a start, an end), which
+    slurmctld's last change cannot precede. None for an empty list of such an API."""
+
+    def __init__(self, jobs: list[SlurmJob], last_update: datetime | None):
+        super().__init__(jobs)
+        self.last_update = last_update
+
+
 class JobSpec(BaseModel):
     """A batch job to submit. Every field is typed; the script is built by the
     portal from validated parameters, never taken from a user."""

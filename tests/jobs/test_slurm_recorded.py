@@ -341,6 +341,31 @@ def test_jobs_since_a_time_asks_for_changes_since_then(rec: Recording) -> None:
     assert server.requests[-1].url.params["update_time"] == str(int(SINCE.timestamp()))
 
 
+@pytest.mark.parametrize("rec", recorded("slurm-jobs"))
+def test_the_job_list_carries_slurms_own_time_of_its_last_change(rec: Recording) -> None:
+    said = rec.body("slurm-jobs")["last_update"]["number"]
+
+    jobs = FakeSlurmrestd(rec).client().jobs("slurm")
+
+    assert jobs is not None and jobs.last_update == datetime.fromtimestamp(said, UTC)
+
+
+def test_an_api_that_does_not_say_its_last_change_gives_its_jobs_latest_past_event() -> None:
+    # v0.0.38's shape. A pending job's start and a running job's end are forecasts,
+    # later than slurmctld's clock: taking them would ask for changes "in the future".
+    body = {
+        "jobs": [
+            {"job_id": 1, "job_state": "COMPLETED", "submit_time": 100, "end_time": 130},
+            {"job_id": 2, "job_state": "RUNNING", "submit_time": 120, "start_time": 125},
+            {"job_id": 3, "job_state": "PENDING", "submit_time": 128, "start_time": 5000},
+        ]
+    }
+    body["jobs"][1]["end_time"] = body["jobs"][2]["end_time"] = 9000
+
+    assert adapters.parse_jobs(body).last_update == datetime.fromtimestamp(130, UTC)
+    assert adapters.parse_jobs({"jobs": []}).last_update is None
+
+
 @pytest.mark.parametrize("rec", recorded("slurm-ping"))
 def test_a_304_means_nothing_changed(rec: Recording) -> None:
     server = FakeSlurmrestd(rec, answer=reply(httpx.Response(304)))

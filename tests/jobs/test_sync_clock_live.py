@@ -1,0 +1,59 @@
+"""On the live dev cluster: a portal clock 10 s ahead of Slurm's must not freeze runs."""
+
+import subprocess
+import time
+from datetime import timedelta
+
+import pytest
+from django.conf import settings
+from django.utils import timezone
+
+from jobs.models import BenchmarkRun, RunStatus
+from jobs.slurm import get_client
+from jobs.slurm.models import JobState
+from jobs.sync import sync
+from tests.runs import make_run
+
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.live]
+
+
+def held_job() -> int:
+    """A job that waits in Slurm until released (submitted as root: any job will do)."""
+    argv = ["sbatch", "--hold", "--parsable", "-p", settings.SLURM_PARTITION, "-t", "1"]
+    done = subprocess.run(
+        [*argv, "-o", "/dev/null", "--wrap", "true"], capture_output=True, text=True, check=True
+    )
+    return int(done.stdout.strip().split(";")[0])
+
+
+def test_runs_follow_slurm_with_the_portal_clock_10_s_ahead(
+    trainee, disk_target, monkeypatch
+) -> None:
+    real_now = timezone.now
+    monkeypatch.setattr(timezone, "now", lambda: real_now() + timedelta(seconds=10))
+    job_id = held_job()
+    try:
+        run = make_run(
+            trainee,
+            disk_target,
+            status=RunStatus.PENDING,
+            slurm_job_id=job_id,
+            submitted_at=timezone.now(),
+        )
+        sync()  # reads the job waiting
+        subprocess.run(["scontrol", "release", str(job_id)], check=True)
+        deadline = time.monotonic() + 30
+        while get_client().job(trainee.username, job_id).state != JobState.COMPLETED:
+            assert time.monotonic() < deadline, "the released job did not complete"
+            time.sleep(0.3)
+
+        # Within the 5 s the old "portal clock minus 5 s" would have been blind for.
+        for _ in range(3):
+            sync()
+            if BenchmarkRun.objects.get(pk=run.pk).status == RunStatus.COMPLETED:
+                break
+            time.sleep(1)
+
+        assert BenchmarkRun.objects.get(pk=run.pk).status == RunStatus.COMPLETED
+    finally:
+        subprocess.run(["scancel", str(job_id)], check=False)
