@@ -3,7 +3,9 @@ stored once, then parsed by a Celery task into a RunResult."""
 
 import hashlib
 import hmac
+import logging
 import re
+from datetime import timedelta
 
 from celery import shared_task
 from django.db import transaction
@@ -12,6 +14,13 @@ from django.utils import timezone
 from jobs import lost
 from jobs.engines import ResultParseError, get_engine
 from jobs.models import BenchmarkRun, RunResult
+
+log = logging.getLogger(__name__)
+
+# A stored result's ingest task normally runs within a second; one still unparsed
+# after this long was lost (or waits behind a long queue: ingesting twice is harmless).
+INGEST_GRACE_SECONDS = 30
+INGEST_STRANDED_PER_CYCLE = 50
 
 
 class ResultRefused(Exception):
@@ -49,7 +58,9 @@ def receive_result(run: BenchmarkRun, token: str, output: bytes, exit_code: int 
     )
     if not stored:
         raise ResultRefused(409, "a result was already received for this run")
-    transaction.on_commit(lambda: ingest_result.delay(run.pk))
+    # Robust: with the broker down the result is stored all the same, the job is
+    # told so, and the sync parses it later (ingest_stranded).
+    transaction.on_commit(lambda: ingest_result.delay(run.pk), robust=True)
 
 
 def ingest(run_id: int) -> None:
@@ -83,6 +94,26 @@ def ingest(run_id: int) -> None:
     )
     BenchmarkRun.objects.filter(pk=run.pk).update(updated_at=timezone.now())
     lost.output_arrived(run.pk)
+
+
+def ingest_stranded() -> int:
+    """Parses the results stored INGEST_GRACE_SECONDS ago or more whose ingest task
+    never ran: the broker was down when they came, or the worker died holding the
+    task. Called by every sync cycle, a few at a time. Returns how many."""
+    stranded = BenchmarkRun.objects.filter(
+        result_received_at__lte=timezone.now() - timedelta(seconds=INGEST_GRACE_SECONDS),
+        result__isnull=True,
+        parse_error="",
+    ).values_list("pk", flat=True)[:INGEST_STRANDED_PER_CYCLE]
+    ingested = 0
+    for run_id in stranded:
+        try:
+            ingest(run_id)
+        except Exception:  # one run's trouble must not stop the sync cycle
+            log.exception("run %s: its stored result could not be ingested", run_id)
+            continue
+        ingested += 1
+    return ingested
 
 
 # The name is the one queued messages carry (the task lived in jobs/tasks.py).

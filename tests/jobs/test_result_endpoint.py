@@ -1,17 +1,24 @@
 """The endpoint jobs post their output to: authenticated by the per-run secret,
 size-capped, accepted once."""
 
+from datetime import timedelta
+from pathlib import Path
+
 import pytest
 from django.test import Client, RequestFactory
+from django.utils import timezone
+from kombu.exceptions import OperationalError
 
-from jobs.models import BenchmarkRun
-from jobs.results import ingest, token_hash
+from jobs.models import BenchmarkRun, RunResult, RunStatus
+from jobs.results import INGEST_GRACE_SECONDS, ingest, ingest_result, token_hash
+from jobs.sync import sync
 from jobs.views import run_result
 from tests.runs import make_run
 
 pytestmark = pytest.mark.django_db
 
 TOKEN = "the-per-run-secret"
+SAMPLE = Path(__file__).parent / "samples" / "fio-seq-write-1p.json"
 
 
 @pytest.fixture
@@ -124,3 +131,32 @@ def test_a_malformed_header_is_a_400_and_stores_nothing(run: BenchmarkRun, meta)
 def test_the_secret_is_checked_before_the_headers(run: BenchmarkRun) -> None:
     response = raw_post(run, b"{}", token="guess", CONTENT_LENGTH="12abc")
     assert response.status_code == 403
+
+
+@pytest.fixture
+def broker_down(monkeypatch) -> None:
+    """Queuing the ingest fails as Celery does with Redis unreachable."""
+
+    def refuse(*args, **kwargs):
+        raise OperationalError("Error 111 connecting to 127.0.0.1:6379. Connection refused.")
+
+    monkeypatch.setattr(ingest_result, "delay", refuse)
+
+
+def test_a_result_that_comes_while_the_broker_is_down_is_kept_and_parsed_by_the_sync(
+    client, run, broker_down, django_capture_on_commit_callbacks
+) -> None:
+    BenchmarkRun.objects.filter(pk=run.pk).update(status=RunStatus.COMPLETED)
+    with django_capture_on_commit_callbacks(execute=True):
+        response = post(client, run, SAMPLE.read_bytes())
+
+    assert response.status_code == 202  # the job is told it was received: no retries
+    sync()
+    assert not RunResult.objects.filter(run=run).exists()  # the ingest task has time
+
+    BenchmarkRun.objects.filter(pk=run.pk).update(
+        result_received_at=timezone.now() - timedelta(seconds=INGEST_GRACE_SECONDS)
+    )
+    sync()
+
+    assert RunResult.objects.get(run=run).write_bytes_per_s > 0
