@@ -17,8 +17,9 @@ COLLECT_LOCK_KEY = "exercises:quota:collect:lock"
 @shared_task
 def collect_quotas() -> None:
     """One collection round (beat: once as it starts, see portal/celery.py, then every
-    QUOTA_INTERVAL_SECONDS). It runs on the worker that takes it, so route it to a worker
-    on a host where the filesystems are mounted."""
+    QUOTA_INTERVAL_SECONDS). It goes to the queue QUOTA_QUEUE (CELERY_TASK_ROUTES), whose
+    worker runs on a host where the filesystems are mounted; a round is bounded (see
+    collectors.py), and a stuck one holds that worker only, never the runs' workers."""
     if not cache.add(COLLECT_LOCK_KEY, 1, timeout=int(settings.QUOTA_INTERVAL_SECONDS) or 60):
         log.info("quotas: skipped, another round holds the lock (it runs, or died lately)")
         return

@@ -234,6 +234,11 @@ QUOTA_ONDEMAND_FILES = [p for p in os.getenv("QUOTA_ONDEMAND_FILES", "").split("
 # Anonymous /healthz (load balancers) answers from checks at most this old, per
 # web worker: probes cannot pile onto slurmrestd. Staff always get fresh checks.
 HEALTHZ_CACHE_SECONDS = float(os.getenv("HEALTHZ_CACHE_SECONDS", "5"))
+# Quota rounds go to a queue of their own, taken by a worker of its own on a host where
+# the filesystems are mounted (up.sh: `celery worker --queues quotas`): a round waiting on
+# a hung mount never holds a slot of the workers that submit and follow runs ("celery").
+QUOTA_QUEUE = "quotas"
+CELERY_TASK_ROUTES = {"exercises.tasks.collect_quotas": {"queue": QUOTA_QUEUE}}
 CELERY_BEAT_SCHEDULE = {
     "sync-runs": {"task": "jobs.tasks.sync_runs", "schedule": SYNC_INTERVAL_SECONDS},
     "collect-quotas": {

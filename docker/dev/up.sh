@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Brings up everything but the web server: system packages, the Python venv,
-# PostgreSQL, Redis, the dev Slurm cluster, the database, the demo accounts and a
-# Celery worker and beat. Idempotent: reuses what already runs.
+# PostgreSQL, Redis, the dev Slurm cluster, the database, the demo accounts, two
+# Celery workers (runs; quotas) and beat. Idempotent: reuses what already runs.
 # Prints the names of the services it started itself, one a line, on fd 3 (if open),
 # so that `make demo` can stop exactly those: each as soon as it is started, so that a
 # Ctrl-C during the start-up still stops it. A service found running is not named, not
@@ -65,11 +65,15 @@ cd "$STORAGELAB_ROOT"
 "$VENV/bin/python" manage.py load_site_profile "${SITE_PROFILE:-dev}"
 "$VENV/bin/python" manage.py create_demo_accounts
 
-# --- Celery worker and beat -----------------------------------------------------
+# --- Celery workers and beat ----------------------------------------------------
 # Below the web server's priority: when a class clicks at once, pages answer first
 # and the submissions (rate-limited anyway) take the CPU that is left.
 start_bg celery-worker nice -n 10 "$VENV/bin/celery" -A portal worker --loglevel INFO \
-  --concurrency 2 && started celery-worker
+  --queues celery --concurrency 2 && started celery-worker
+# Quota rounds on a worker of their own (queue "quotas", CELERY_TASK_ROUTES), where the
+# filesystems are mounted: a round waiting on a hung mount holds no submission's slot.
+start_bg celery-quotas nice -n 10 "$VENV/bin/celery" -A portal worker --loglevel INFO \
+  --queues quotas --concurrency 1 --hostname quotas@%h && started celery-quotas
 # Beat sends one quota collection as it starts (portal/celery.py), so My storage
 # shows usage within seconds, not one QUOTA_INTERVAL_SECONDS later.
 start_bg celery-beat nice -n 10 "$VENV/bin/celery" -A portal beat --loglevel INFO \

@@ -1,11 +1,20 @@
 """The local collector: what a user's directory holds, counted by walking it, against the
 target's default quota. For tmpfs ($TMPDIR) and the dev cluster, where no quota tool
-reports. It must run as a user who can read every directory (root on the dev cluster)."""
+reports. It must run as a user who can read every directory (root on the dev cluster).
 
+The collector runs this file as a script, in a child process (`python -I -S local.py PATH
+MAX_ENTRIES TIMEOUT`): a stat stuck on a hung mount then blocks the child, which the
+collector can abandon, never the worker. So it imports the standard library only.
+"""
+
+import json
 import os
 import stat
+import sys
 import time
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
+
+WALK_FAILED = 2  # the exit status of a walk that says why on stderr (a WalkError)
 
 
 class WalkError(Exception):
@@ -60,3 +69,19 @@ def directory_usage(path: str, *, max_entries: int, timeout: float) -> Directory
         if time.monotonic() > deadline:
             raise WalkError(f"counting {path} took longer than {timeout:g} s")
     return DirectoryUsage(bytes_used=used, files=files)
+
+
+def main(argv: list[str]) -> int:
+    """The figures as JSON on stdout, or the reason on stderr and WALK_FAILED."""
+    path, max_entries, timeout = argv
+    try:
+        found = directory_usage(path, max_entries=int(max_entries), timeout=float(timeout))
+    except WalkError as e:
+        print(e, file=sys.stderr)
+        return WALK_FAILED
+    print(json.dumps(asdict(found)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

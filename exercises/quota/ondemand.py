@@ -25,12 +25,13 @@ from django.utils import timezone
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from exercises.models import Quota, QuotaCollector, SiteProfile
-from exercises.quota.store import record_failure, record_usage
+from exercises.quota.store import record_failure, record_unexpected, record_usage
 from exercises.quota.usage import Usage
 from portal.models import ClusterAccount
 from portal.units import KiB, MiB
 
 MAX_FILE_BYTES = 256 * MiB
+ONDEMAND = QuotaCollector.ONDEMAND
 PROBLEMS_SHOWN = 5
 
 
@@ -163,26 +164,33 @@ def import_files(
     accounts = list(ClusterAccount.objects.all()) if accounts is None else accounts
     for account in accounts:
         for target in targets:
-            found = _best(by_user.get(account.username, []), target.directory_for(account.username))
-            if found:
-                stored = record_usage(
-                    account, target, QuotaCollector.ONDEMAND, found[1].usage(), found[0]
-                )
-                result.stored += stored is not None
-                result.older += stored is None
-            elif target.pk in relying:
-                why = "; ".join(file_errors) or (
-                    "no Open OnDemand quota file is configured (QUOTA_ONDEMAND_FILES)"
-                    if not paths
-                    else f"no entry for {account.username} in the Open OnDemand quota files"
-                )
-                record_failure(account, target, QuotaCollector.ONDEMAND, why)
+            user = account.username
+            try:
+                found = _best(by_user.get(user, []), target.directory_for(user))
+                if found:
+                    when, entry = found
+                    stored = record_usage(account, target, ONDEMAND, entry.usage(), when)
+                    result.stored += stored is not None
+                    result.older += stored is None
+                elif target.pk in relying:
+                    record_failure(account, target, ONDEMAND, _no_entry(user, paths, file_errors))
+                    result.failed += 1
+            except Exception as e:  # a figure the database refuses: this one only
+                record_unexpected(account, target, ONDEMAND, e)
                 result.failed += 1
     known = {a.username for a in accounts}
     strangers = len(set(by_user) - known)
     if strangers:
         result.notes.append(f"{strangers} user(s) in the files have no cluster account here")
     return result
+
+
+def _no_entry(user: str, paths: list[str], file_errors: list[str]) -> str:
+    if file_errors:
+        return "; ".join(file_errors)
+    if not paths:
+        return "no Open OnDemand quota file is configured (QUOTA_ONDEMAND_FILES)"
+    return f"no entry for {user} in the Open OnDemand quota files"
 
 
 def export(profile: SiteProfile, now: datetime | None = None) -> dict:

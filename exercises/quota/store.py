@@ -1,6 +1,7 @@
 """Where collected figures go: one Quota row per account and target. A failure records
 why and when, and leaves the last good figures (and their time) as they were."""
 
+import logging
 from datetime import datetime
 
 from django.db import transaction
@@ -10,6 +11,8 @@ from exercises.models import Quota, StorageTarget
 from exercises.quota.status import forget_alerts
 from exercises.quota.usage import Usage
 from portal.models import ClusterAccount
+
+log = logging.getLogger(__name__)
 
 ERROR_MAX_CHARS = 500
 
@@ -56,3 +59,22 @@ def record_failure(
         quota.refresh_from_db()
     forget_alerts(account.user_id)
     return quota
+
+
+def record_unexpected(
+    account: ClusterAccount, target: StorageTarget, collector: str, error: Exception
+) -> None:
+    """An error nobody planned for (a parser's bug, the database refusing a figure) costs
+    this one figure, never the round: the traceback goes to the log, the page says
+    unknown. Users see its type only: its text may be a database's or a bug's."""
+    log.error(
+        "quota of %s on %s unknown: the collection failed unexpectedly",
+        account,
+        target.key,
+        exc_info=error,
+    )
+    reason = f"the collection failed unexpectedly ({type(error).__name__}); the worker log says why"
+    try:
+        record_failure(account, target, collector, reason)
+    except Exception:  # the database itself, likely: the next account may fare better
+        log.exception("quota of %s on %s: the failure could not be recorded", account, target.key)

@@ -40,10 +40,11 @@ STARTED = re.compile(r"\] started .*?\(pid (\d+)\)")
 STOPPED = re.compile(r"\] stopped .*?\(pid (\d+)\)")
 CLEAN_UP = "stopping what this run started"
 COLLECTED = re.compile(r"Collected (\d{4}-\d\d-\d\d \d\d:\d\d) UTC")
-# What the worker logs when a collection round is done (exercises/tasks.py).
+# What the quotas worker logs when a collection round is done (exercises/tasks.py).
+QUOTA_LOG = LOG_DIR / "celery-quotas.log"
 QUOTA_ROUND = re.compile(r"quotas: \d+ collected")
 # Services the dev stack runs, that this test expects to find running and to leave so.
-STACK = {"slurmctld", "slurmd", "slurmrestd", "celery-worker"}
+STACK = {"slurmctld", "slurmd", "slurmrestd", "celery-worker", "celery-quotas"}
 
 
 def user_environment() -> dict[str, str]:
@@ -227,7 +228,7 @@ def collected_usage(portal: httpx.Client, since: datetime, worker_log: int) -> s
         page = portal.get("/storage/", follow_redirects=False)
         assert page.status_code == 200
         times = [datetime.strptime(t, "%Y-%m-%d %H:%M") for t in COLLECTED.findall(page.text)]
-        logged = QUOTA_ROUND.search(log_since(LOG_DIR / "celery-worker.log", worker_log))
+        logged = QUOTA_ROUND.search(log_since(QUOTA_LOG, worker_log))
         if logged and times and min(t.replace(tzinfo=UTC) for t in times) >= since:
             return page.text
         assert time.monotonic() < deadline, (
@@ -252,7 +253,7 @@ def test_make_demo_serves_until_ctrl_c_and_stops_only_what_it_started() -> None:
     # start also collects the quotas. It runs again when the test ends.
     dev_script("docker/dev/stop.sh", "celery-beat")
     before = running_services()
-    worker_log = log_size(LOG_DIR / "celery-worker.log")
+    worker_log = log_size(QUOTA_LOG)
     started_at = datetime.now(UTC).replace(second=0, microsecond=0)
     began = time.monotonic()
     started: set[int] = set()
