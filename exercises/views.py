@@ -42,8 +42,11 @@ def exercise_start(request: HttpRequest, key: str) -> HttpResponse:
         return render(request, "exercises/exercise_detail.html#runs-panel", ctx)
     if failed:
         return _page(request, exercise, form, notice, status=400)
-    messages.info(request, notice["text"])
+    messages.add_message(request, _LEVELS[notice["level"]], notice["text"])
     return redirect("exercises:exercise-detail", key=exercise.key)
+
+
+_LEVELS = {"info": messages.INFO, "warning": messages.WARNING}
 
 
 def _page(
@@ -81,11 +84,20 @@ def _start_runs(request: HttpRequest, exercise: Exercise, form: StartRunsForm) -
         return {"level": "error", "text": " ".join(form.errors.get("targets", ["Invalid choice."]))}
     targets = form.chosen_targets()
     try:
-        start_runs(request.user, exercise, targets)
+        runs = start_runs(request.user, exercise, targets)
     except StartRefused as refused:
         return {"level": "error", "text": str(refused)}
     names = ", ".join(t.name for t in targets)
-    return {"level": "info", "text": f"Started {exercise.key} on {names}. Results appear below."}
+    started = f"Started {exercise.key} on {names}"
+    if any(run.status_reason for run in runs):
+        # Saved, but their submission could not be sent (jobs/submission.py: _enqueue).
+        text = (
+            f"{started}, but the portal's task queue is not answering: the runs wait below "
+            "as queued and go to the cluster by themselves once it is back. Nothing to do; "
+            "you may cancel them meanwhile."
+        )
+        return {"level": "warning", "text": text}
+    return {"level": "info", "text": f"{started}. Results appear below."}
 
 
 @login_required

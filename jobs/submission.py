@@ -4,7 +4,9 @@
 The task waits for its place in the rate limit (jobs/ratelimit.py), then takes a
 lease on the run (SUBMIT_LEASE_SECONDS): a retried or duplicated task either finds
 the run held, or adopts the job an earlier attempt created instead of submitting a
-second one. The sync cycle gives a new task to queued runs whose task was lost.
+second one. The sync cycle gives a new task to queued runs whose task was lost,
+or never left (the broker was down when the run was started). A queued run that
+waits on an outage says so in its status_reason, and the trainee sees it.
 `cancel` takes a run back, before or after it reached Slurm; a cancel that comes
 while the submission is in flight is honoured by `submit` itself.
 """
@@ -20,6 +22,7 @@ from django.conf import settings
 from django.core.cache import cache
 from django.db import transaction
 from django.utils import timezone
+from kombu.exceptions import OperationalError as BrokerUnavailable
 from pydantic import ValidationError
 
 from exercises.models import Course, Exercise, StorageTarget
@@ -34,6 +37,12 @@ from jobs.states import transition
 from portal.models import ClusterAccount
 
 log = logging.getLogger(__name__)
+
+# What a queued run held up by an outage tells the trainee (cleared once submitted).
+BROKER_DOWN_REASON = (
+    "The portal's task queue did not answer when this run was started. The run waits "
+    "here and goes to the cluster by itself once the queue is back."
+)
 
 
 def start_run(
@@ -64,8 +73,26 @@ def start_run(
         # Replaced by the hash of the secret that goes with the job at submission.
         result_token_hash=token_hash(secrets.token_urlsafe(32)),
     )
-    transaction.on_commit(lambda: submit_run.delay(run.pk))
+    transaction.on_commit(lambda: _enqueue(run))
     return run
+
+
+def _enqueue(run: BenchmarkRun) -> None:
+    """Sends the run's submit task. With the broker (Redis) down the run is kept, not
+    failed: it stays queued and says why (also on `run`, for the page that started
+    it), and the sync gives it a task once the broker is back (resubmit_stale)."""
+    try:
+        submit_run.delay(run.pk)
+    except BrokerUnavailable as e:
+        log.warning("run %s: its submit task could not be sent (%s); it waits", run.pk, e)
+        run.status_reason = BROKER_DOWN_REASON
+        _note_waiting(run.pk, BROKER_DOWN_REASON)
+
+
+def _note_waiting(run_id: int, reason: str) -> None:
+    BenchmarkRun.objects.filter(pk=run_id, status=RunStatus.QUEUED).update(
+        status_reason=reason, updated_at=timezone.now()
+    )
 
 
 def _scheduled_key(run_id: int) -> str:
@@ -140,7 +167,10 @@ def submit(run_id: int, *, slot_taken: bool = False) -> None:
         job_id = job.job_id
 
     now = timezone.now()
-    if not transition(run.pk, RunStatus.SUBMITTED, slurm_job_id=job_id, submitted_at=now):
+    submitted = transition(
+        run.pk, RunStatus.SUBMITTED, slurm_job_id=job_id, submitted_at=now, status_reason=""
+    )
+    if not submitted:
         # Cancelled while the submission was in flight: take the job back.
         log.info("run %s was cancelled during submission; cancelling job %s", run.pk, job_id)
         client.cancel(run.cluster_username, job_id)
@@ -172,6 +202,12 @@ def submit_run(self: Task, run_id: int, slot_taken: bool = False) -> None:
     except SlurmError as e:
         if e.permanent:
             raise
+        # Whether the job reached Slurm is unknown (an answer may come too late): the
+        # run's lease keeps other attempts off until this one's request is over, and
+        # the attempt after it looks for the job before submitting (submit, _find_job).
+        why = str(e).partition(": ")[2] or str(e)  # without the request's method and URL
+        reason = f"Slurm did not take the run yet ({why}). It waits here; the portal tries "
+        _note_waiting(run_id, reason + "again by itself.")
         # slurmrestd or slurmctld away: back off, up to 30 s between tries. The next
         # try takes a place in the rate limit again: when slurmrestd comes back, the
         # runs it held must not all rush in at once.

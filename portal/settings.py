@@ -160,7 +160,9 @@ STORAGES = {
 }
 
 # A class polls every 2 s: sessions are read from Redis, and survive it in the database.
-SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"
+# In the database only: with Redis (the cache) down, cached_db sessions fail every
+# logged-in page before any view runs; a session is one primary-key read.
+SESSION_ENGINE = "django.contrib.sessions.backends.db"
 # A working day, not Django's two weeks: classroom PCs are shared, and the next
 # course's trainee must not find the last one still logged in.
 SESSION_COOKIE_AGE = envint("SESSION_HOURS", "9") * 3600

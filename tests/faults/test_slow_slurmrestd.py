@@ -1,0 +1,49 @@
+"""(d) slurmrestd answers slower than SLURMRESTD_TIMEOUT (2 s here): a proxy holds
+its answers to submissions and job lists back 4 s. The submission reaches Slurm
+(the job exists) but its answer comes too late: the run must adopt that job, never
+submit a second one."""
+
+import time
+
+import pytest
+
+from tests.faults.conftest import (
+    TARGETS,
+    assert_completed_once,
+    settled,
+    wait_for_reason,
+)
+from tests.faults.services import DelayingProxy
+
+pytestmark = [pytest.mark.live, pytest.mark.django_db(transaction=True)]
+
+
+@pytest.fixture
+def slow_slurmrestd(settings):
+    host, port = settings.SLURMRESTD_URL.removeprefix("http://").split(":")
+    proxy = DelayingProxy((host, int(port)))
+    yield proxy
+    proxy.close()
+
+
+def test_runs_survive_a_slurmrestd_slower_than_the_timeout(
+    start_portal, trainee, slow_slurmrestd
+) -> None:
+    portal = start_portal(SLURMRESTD_URL=slow_slurmrestd.url)
+    ada = trainee(portal)
+    slow_slurmrestd.only = (b"job/submit", b"/jobs")
+    slow_slurmrestd.delay = 4
+
+    response = ada.start(*TARGETS)
+
+    assert response.status_code == 200
+    page = wait_for_reason(ada, "tries again by itself", timeout=20)
+    assert "Queued" in page
+    assert "no answer in time" in page
+    time.sleep(4)  # slow for a while: adoption attempts time out too
+    slow_slurmrestd.delay = 0
+
+    done = settled(ada.user, len(TARGETS), timeout=60)
+    assert_completed_once(done)
+    assert max(run.submit_attempts for run in done) >= 2  # the late job was adopted
+    assert "tries again by itself" not in ada.panel()

@@ -1,0 +1,39 @@
+"""(c) The Celery worker is killed (-9, with its pool) while a submission is in
+flight: slurmrestd took the job, the worker died before it heard the job id. The
+run must adopt that job once a worker is back, not submit a second one."""
+
+import pytest
+
+from tests.faults.conftest import TARGETS, assert_completed_once, settled
+from tests.faults.services import DelayingProxy
+
+pytestmark = [pytest.mark.live, pytest.mark.django_db(transaction=True)]
+
+
+@pytest.fixture
+def proxy(settings):
+    host, port = settings.SLURMRESTD_URL.removeprefix("http://").split(":")
+    proxy = DelayingProxy((host, int(port)))
+    yield proxy
+    proxy.close()
+
+
+def test_a_worker_killed_mid_submission_leaves_one_job_per_run(
+    start_portal, trainee, proxy
+) -> None:
+    portal = start_portal(SLURMRESTD_URL=proxy.url)
+    ada = trainee(portal)
+    proxy.only = (b"job/submit",)
+    proxy.delay = 5  # the answer to the submission is held: the job exists meanwhile
+
+    response = ada.start(*TARGETS)
+    assert response.status_code == 200
+    assert proxy.requested.wait(timeout=30), "no submission reached slurmrestd"
+    portal.kill_worker()
+    proxy.delay = 0
+    portal.start_worker()
+
+    done = settled(ada.user, len(TARGETS), timeout=60)
+    assert_completed_once(done)
+    assert max(run.submit_attempts for run in done) >= 2  # one was taken over
+    assert ada.panel().count("Completed") == len(TARGETS)
