@@ -200,6 +200,14 @@ CLUSTER_UID_MIN = envint("CLUSTER_UID_MIN", "1000")
 SLURM_SUBMIT_RATE = envint("SLURM_SUBMIT_RATE", "10")
 # A submit attempt holds its run this long; a run seen queued longer is resubmitted.
 SUBMIT_LEASE_SECONDS = envint("SUBMIT_LEASE_SECONDS", "30")
+# An attempt makes up to three requests in a row (a fresh worker's API version ping,
+# the job list, the submission), each up to SLURMRESTD_TIMEOUT; a lease that ran out
+# while one is in flight would let a second attempt submit a second job.
+if SUBMIT_LEASE_SECONDS < 3 * SLURMRESTD_TIMEOUT:
+    raise ImproperlyConfigured(
+        f"SUBMIT_LEASE_SECONDS ({SUBMIT_LEASE_SECONDS}) must be at least three times "
+        f"SLURMRESTD_TIMEOUT ({SLURMRESTD_TIMEOUT:g})"
+    )
 # A run whose job Slurm no longer lists this long after its submission, and whose
 # output never came, is lost (jobs/lost.py).
 LOST_AFTER_SECONDS = envint("LOST_AFTER_SECONDS", "30")

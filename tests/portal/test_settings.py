@@ -1,0 +1,32 @@
+"""Settings a site gets wrong are refused at start, with what to change."""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def start_with(**env: str) -> subprocess.CompletedProcess[str]:
+    """`manage.py check` in a fresh process with these environment variables."""
+    return subprocess.run(
+        [sys.executable, "manage.py", "check"],
+        cwd=ROOT,
+        env={**os.environ, "SECRET_KEY": "settings-test", **env},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+def test_a_submit_lease_shorter_than_an_attempt_is_refused() -> None:
+    # A lease that ends while a slow request is in flight lets a second attempt
+    # submit a second job for the same run.
+    refused = start_with(SLURMRESTD_TIMEOUT="20", SUBMIT_LEASE_SECONDS="30")
+
+    assert refused.returncode != 0
+    assert "SUBMIT_LEASE_SECONDS (30) must be at least three times SLURMRESTD_TIMEOUT" in (
+        refused.stderr
+    )
+    assert start_with(SLURMRESTD_TIMEOUT="10", SUBMIT_LEASE_SECONDS="30").returncode == 0
