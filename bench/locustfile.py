@@ -1,0 +1,138 @@
+"""The class of bench/test_class.py as locust users, in locust's own process.
+
+Not Django: it knows the portal only by HTTP, as browsers do. The test writes a plan
+(JSON, path in BENCH_PLAN): user names, their password, the course, the exercise and
+its targets, and when the trainees start their runs. Every request is written to
+BENCH_TIMINGS as one CSV line (request start as Unix time, page type, milliseconds,
+HTTP status, error or ""); the test sorts the lines into phases by their start, and
+locust's own statistics are not used.
+
+    BENCH_PLAN=plan.json BENCH_TIMINGS=timings.csv locust -f bench/locustfile.py \\
+        --headless --host http://127.0.0.1:8765 -u 201 -r 3.3 --run-time 15m
+"""
+
+import csv
+import json
+import os
+import random
+import re
+import time
+from itertools import count
+from pathlib import Path
+from urllib.parse import urlencode
+
+import gevent
+from locust import FastHttpUser, constant, events, task
+from locust.contrib.fasthttp import LocustBadStatusCode
+
+PLAN = json.loads(Path(os.environ["BENCH_PLAN"]).read_text())
+CSRF_INPUT = re.compile(r'name="csrfmiddlewaretoken" value="([^"]+)"')
+FORM = {"Content-Type": "application/x-www-form-urlencoded"}
+HTMX = {"HX-Request": "true"}
+# What each page type may answer; anything else is an error.
+EXPECTED = {
+    "login form": {200},
+    "login": {302},  # to the home page: a failed login answers 200 with the form again
+    "lab page": {200},
+    "start": {200},  # HTMX: the runs panel with the notice
+    "runs panel": {200, 286, 304},
+    "overview": {200, 304},
+}
+_next_trainee = count()
+_timings = open(os.environ["BENCH_TIMINGS"], "w", newline="", buffering=1)  # noqa: SIM115
+_writer = csv.writer(_timings)
+
+
+@events.request.add_listener
+def record(request_type, name, response_time, response, exception, start_time=None, **_):
+    status = getattr(response, "status_code", 0) or 0
+    # Locust takes 286 and 3xx for failures: the status is judged here, by page type.
+    failed = exception and not isinstance(exception, LocustBadStatusCode)
+    error = type(exception).__name__ if failed else ""
+    if not error and status not in EXPECTED.get(name, ()):
+        error = f"HTTP {status}"
+    if not error and name == "start" and 'class="message error"' in response.text:
+        error = "refused"  # StartRefused is a 200 with the reason, in the panel
+    _writer.writerow([f"{start_time:.3f}", name, f"{response_time:.1f}", status, error])
+
+
+@events.quitting.add_listener
+def close(**_):
+    _timings.close()
+
+
+class PortalUser(FastHttpUser):
+    abstract = True
+    username = ""
+
+    def log_in(self) -> None:
+        page = self.client.get("/login/", name="login form")
+        token = CSRF_INPUT.search(page.text or "")
+        data = {"username": self.username, "password": PLAN["password"], "next": ""}
+        self.client.post(
+            "/login/",
+            data=urlencode(data | {"csrfmiddlewaretoken": token.group(1) if token else ""}),
+            headers=FORM,
+            name="login",
+            allow_redirects=False,
+        )
+
+
+class Trainee(PortalUser):
+    """Logs in as it arrives; when the class starts (at a moment of its own within
+    the plan's start window), opens the lab page and starts the exercise on every
+    target (HTMX, as the page's form does), then polls the runs panel every 2 s with
+    the last ETag, as HTMX and the browser's cache do, until it answers 286."""
+
+    wait_time = constant(PLAN["poll_seconds"])
+
+    def on_start(self) -> None:
+        self.username = PLAN["trainees"][next(_next_trainee)]
+        self.lab = f"/lab/{PLAN['exercise']}/"
+        self.etag = ""
+        self.following = True
+        # Locust starts its users in batches, once a second: trainees do not arrive so.
+        gevent.sleep(random.uniform(0, 1))
+        self.log_in()
+        start_at = PLAN["start_from"] + random.uniform(0, PLAN["start_seconds"])
+        gevent.sleep(max(0.0, start_at - time.time()))
+        page = self.client.get(self.lab, name="lab page")
+        token = CSRF_INPUT.search(page.text or "")
+        self.client.post(
+            f"{self.lab}runs",
+            data=urlencode({"targets": PLAN["targets"]}, doseq=True),
+            headers=FORM | HTMX | {"X-CSRFToken": token.group(1) if token else ""},
+            name="start",
+        )
+
+    @task
+    def poll(self) -> None:
+        if not self.following:
+            return
+        headers = HTMX | ({"If-None-Match": self.etag} if self.etag else {})
+        response = self.client.get(self.lab, headers=headers, name="runs panel")
+        if response.status_code == 286:
+            self.following = False
+        elif response.status_code == 200:
+            self.etag = response.headers.get("ETag", "")
+
+
+class Instructor(PortalUser):
+    """Logs in and polls the course overview every 3 s with the last ETag."""
+
+    fixed_count = 1
+    wait_time = constant(PLAN["overview_seconds"])
+
+    def on_start(self) -> None:
+        self.username = PLAN["instructor"]
+        self.etag = ""
+        self.log_in()
+
+    @task
+    def poll(self) -> None:
+        headers = HTMX | ({"If-None-Match": self.etag} if self.etag else {})
+        response = self.client.get(
+            f"/courses/{PLAN['course']}/overview", headers=headers, name="overview"
+        )
+        if response.status_code == 200:
+            self.etag = response.headers.get("ETag", "")
