@@ -119,9 +119,7 @@ def course_overview(request: HttpRequest, pk: int) -> HttpResponse:
         "course": course,
         "enrollments": enrollments,
         "columns": columns,
-        "rows": [
-            (e, [cells.get((e.user_id, ex.pk, t.pk)) for ex, t in columns]) for e in enrollments
-        ],
+        "rows": [(e, courses.row_html(cells, e.user_id, columns)) for e in enrollments],
         "charts": [courses.class_chart(e, class_table) for e in course.exercises.all()],
         "polling": course.is_open,
     }
