@@ -17,7 +17,7 @@ from django.contrib.auth.models import User
 
 from jobs.models import ACTIVE_STATUSES, BenchmarkRun, RunStatus
 from jobs.slurm import get_client
-from tests.faults.services import Portal, PrivateRedis, wait_until
+from tests.faults.services import DelayingProxy, Portal, PrivateRedis, wait_until
 
 PASSWORD = "faults-Trainee-pw-1"
 EXERCISE = "1a"
@@ -35,6 +35,15 @@ def private_redis(tmp_path) -> Iterator[PrivateRedis]:
     redis.start()
     yield redis
     redis.stop()
+
+
+@pytest.fixture
+def slurmrestd_proxy() -> Iterator[DelayingProxy]:
+    """A proxy in front of the dev cluster's slurmrestd that can hold answers back."""
+    host, port = settings.SLURMRESTD_URL.removeprefix("http://").split(":")
+    proxy = DelayingProxy((host, int(port)))
+    yield proxy
+    proxy.close()
 
 
 @pytest.fixture

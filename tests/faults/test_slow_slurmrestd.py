@@ -13,26 +13,17 @@ from tests.faults.conftest import (
     settled,
     wait_for_reason,
 )
-from tests.faults.services import DelayingProxy
 
 pytestmark = [pytest.mark.live, pytest.mark.django_db(transaction=True)]
 
 
-@pytest.fixture
-def slow_slurmrestd(settings):
-    host, port = settings.SLURMRESTD_URL.removeprefix("http://").split(":")
-    proxy = DelayingProxy((host, int(port)))
-    yield proxy
-    proxy.close()
-
-
 def test_runs_survive_a_slurmrestd_slower_than_the_timeout(
-    start_portal, trainee, slow_slurmrestd
+    start_portal, trainee, slurmrestd_proxy
 ) -> None:
-    portal = start_portal(SLURMRESTD_URL=slow_slurmrestd.url)
+    portal = start_portal(SLURMRESTD_URL=slurmrestd_proxy.url)
     ada = trainee(portal)
-    slow_slurmrestd.only = (b"job/submit", b"/jobs")
-    slow_slurmrestd.delay = 4
+    slurmrestd_proxy.only = (b"job/submit", b"/jobs")
+    slurmrestd_proxy.delay = 4
 
     response = ada.start(*TARGETS)
 
@@ -41,7 +32,7 @@ def test_runs_survive_a_slurmrestd_slower_than_the_timeout(
     assert "Queued" in page
     assert "no answer in time" in page
     time.sleep(4)  # slow for a while: adoption attempts time out too
-    slow_slurmrestd.delay = 0
+    slurmrestd_proxy.delay = 0
 
     done = settled(ada.user, len(TARGETS), timeout=60)
     assert_completed_once(done)

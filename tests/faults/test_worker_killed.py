@@ -5,32 +5,23 @@ run must adopt that job once a worker is back, not submit a second one."""
 import pytest
 
 from tests.faults.conftest import TARGETS, assert_completed_once, settled
-from tests.faults.services import DelayingProxy
 
 pytestmark = [pytest.mark.live, pytest.mark.django_db(transaction=True)]
 
 
-@pytest.fixture
-def proxy(settings):
-    host, port = settings.SLURMRESTD_URL.removeprefix("http://").split(":")
-    proxy = DelayingProxy((host, int(port)))
-    yield proxy
-    proxy.close()
-
-
 def test_a_worker_killed_mid_submission_leaves_one_job_per_run(
-    start_portal, trainee, proxy
+    start_portal, trainee, slurmrestd_proxy
 ) -> None:
-    portal = start_portal(SLURMRESTD_URL=proxy.url)
+    portal = start_portal(SLURMRESTD_URL=slurmrestd_proxy.url)
     ada = trainee(portal)
-    proxy.only = (b"job/submit",)
-    proxy.delay = 5  # the answer to the submission is held: the job exists meanwhile
+    slurmrestd_proxy.only = (b"job/submit",)
+    slurmrestd_proxy.delay = 5  # the answer to the submission is held: the job exists meanwhile
 
     response = ada.start(*TARGETS)
     assert response.status_code == 200
-    assert proxy.requested.wait(timeout=30), "no submission reached slurmrestd"
+    assert slurmrestd_proxy.requested.wait(timeout=30), "no submission reached slurmrestd"
     portal.kill_worker()
-    proxy.delay = 0
+    slurmrestd_proxy.delay = 0
     portal.start_worker()
 
     done = settled(ada.user, len(TARGETS), timeout=60)
