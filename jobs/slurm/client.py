@@ -29,6 +29,10 @@ log = logging.getLogger(__name__)
 
 INVALID_JOB_ID = 2017
 PROTOCOL_AUTHENTICATION_ERROR = 1007
+# ESLURM_NODE_NOT_AVAIL, "Required node not available (down, drained or reserved)":
+# what slurmctld answers a submission in the seconds after it restarts, before the
+# nodes have registered again. Worth another try, unlike Slurm's other refusals.
+NODE_NOT_AVAILABLE = 2068
 # Refused authentication: 401, or 511 with error 1007 (24.11+ for a bad token).
 AUTH_STATUSES = (401, 511)
 # The plain-text answers to missing or unusable auth headers: up to 25.05 the first,
@@ -59,7 +63,7 @@ def _is_transient(number: int | None) -> bool:
     # -1 ("Unspecified error") is what Slurm 22.05 answers both when slurmctld is
     # down and when it refuses a token; 1xxx are communication errors and 5xxx
     # socket errors. ESLURM_* (2xxx-4xxx) are Slurm's considered "no".
-    if number is None or number <= 0:
+    if number is None or number <= 0 or number == NODE_NOT_AVAILABLE:
         return True
     return (1000 <= number < 2000 and number != PROTOCOL_AUTHENTICATION_ERROR) or number >= 5000
 
