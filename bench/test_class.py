@@ -36,7 +36,7 @@ from django.contrib.auth.hashers import PBKDF2PasswordHasher
 from django.contrib.auth.models import Permission, User
 from django.test import Client
 
-from bench.conftest import write_results
+from bench.conftest import pct, write_results
 from exercises.models import Course, Enrollment
 from jobs.models import ACTIVE_STATUSES, BenchmarkRun, RunStatus
 from jobs.slurm import get_client
@@ -308,11 +308,6 @@ def stopped_polling(timings: Path) -> int:
 
 def summary(ms: list[float], errors: int) -> dict[str, float]:
     return {"n": len(ms), "errors": errors} | {f"p{p}_ms": pct(ms, p) for p in (50, 95, 99)}
-
-
-def pct(values: list[float], p: int) -> float:
-    values = sorted(values)
-    return values[max(0, int(len(values) * p / 100) - 1)] if values else 0.0
 
 
 def set_partition(state: str) -> None:

@@ -97,7 +97,6 @@ class Cell:
 
     status: str = ""
     mib_s: float | None = None
-    run_key: str = ""
     outlier: bool = False
 
     def __html__(self) -> str:
@@ -187,18 +186,17 @@ def grid(
             "exercise_id",
             "target_id",
             "status",
-            "key",
             "result__write_bytes_per_s",
             "result__processes",
         )
     )
     medians = {cell: f.class_median for cell, f in class_table.items()}
     # Oldest first: the latest run of each cell wins.
-    for user_id, exercise_id, target_id, status, key, bytes_per_s, processes in runs:
+    for user_id, exercise_id, target_id, status, bytes_per_s, processes in runs:
         mib_s = mib(bytes_per_s) if plausible(bytes_per_s, processes) else None
         median = medians.get((exercise_id, target_id))
         outlier = bool(
             mib_s and median and not (1 / OUTLIER_FACTOR <= mib_s / median <= OUTLIER_FACTOR)
         )
-        cells[(user_id, exercise_id, target_id)] = Cell(status, mib_s, str(key), outlier)
+        cells[(user_id, exercise_id, target_id)] = Cell(status, mib_s, outlier)
     return participants, columns, cells
