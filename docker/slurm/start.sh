@@ -62,7 +62,10 @@ if ! alive "$RUN_DIR/slurmctld.pid"; then
   say "started slurmctld (pid $(cat "$RUN_DIR/slurmctld.pid"))"
 fi
 if ! alive "$RUN_DIR/slurmd.pid"; then
-  /usr/sbin/slurmd
+  # The node's jobs inherit slurmd's niceness (PropagatePrioProcess=0): here the
+  # compute node shares the portal's cores, where at a site it is other hardware,
+  # so its benchmarks yield to the pages, as Celery does (docker/dev/up.sh).
+  nice -n 10 /usr/sbin/slurmd
   wait_for slurmd 20 alive "$RUN_DIR/slurmd.pid"
   say "started slurmd (pid $(cat "$RUN_DIR/slurmd.pid"))"
 fi

@@ -2,6 +2,7 @@
 and address, and a session lasts a working day."""
 
 import pytest
+from django.contrib.auth.hashers import make_password
 from django.test import Client
 
 pytestmark = pytest.mark.django_db
@@ -47,3 +48,25 @@ def test_a_session_lasts_a_working_day(client: Client, make_user) -> None:
     response = log_in(client, ada.username, "Ada-pass-1")
 
     assert response.cookies["sessionid"]["max-age"] == 9 * 3600
+
+
+def test_passwords_are_stored_with_argon2id_and_older_hashes_still_log_in(
+    client: Client, make_user, settings
+) -> None:
+    """A class logs in at once at a course's start: each check costs ~20 ms, not
+    PBKDF2's ~230 ms. A password stored before (PBKDF2) logs in and is rehashed."""
+    from portal import settings as site_settings
+
+    settings.PASSWORD_HASHERS = site_settings.PASSWORD_HASHERS  # not the tests' MD5
+    ada = make_user(password="Ada-pass-1")
+    ada.refresh_from_db()
+    assert ada.password.startswith("argon2$argon2id$v=19$m=19456,t=2,p=1$")
+
+    bob = make_user(password="unused")
+    bob.password = make_password("Bob-pass-1", hasher="pbkdf2_sha256")
+    bob.save(update_fields=["password"])
+
+    assert log_in(client, bob.username, "Bob-pass-1").status_code == 302
+    bob.refresh_from_db()
+    assert bob.password.startswith("argon2$argon2id$")
+    assert log_in(Client(), bob.username, "wrong-pass").status_code == 200
