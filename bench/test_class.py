@@ -13,8 +13,8 @@ spread over RAMP_S), "held" (every run started, the partition down: the jobs wai
 Slurm and the class polls, the portal's own load), "drain" (the partition up: the
 jobs run on the same 2 cores as the portal until every run is final).
 Bounded: locust stops after DEADLINE_S whatever happens.
-Targets: p95 < 150 ms for every page type in every phase (a login: 150 ms besides
-the password hash, which costs what it is meant to cost); 0 errors, all 800 runs
+Targets: p95 < 150 ms for every page type in every phase, the login (with the
+portal's own password hash, portal/hashers.py) included; 0 errors, all 800 runs
 completed, no Slurm job id twice.
 """
 
@@ -32,14 +32,15 @@ from pathlib import Path
 import httpx
 import pytest
 from django.conf import settings
-from django.contrib.auth.hashers import PBKDF2PasswordHasher
 from django.contrib.auth.models import Permission, User
 from django.test import Client
+from django.utils.module_loading import import_string
 
 from bench.conftest import pct, write_results
 from exercises.models import Course, Enrollment
 from jobs.models import ACTIVE_STATUSES, BenchmarkRun, RunStatus
 from jobs.slurm import get_client
+from portal import settings as site_settings
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -106,7 +107,7 @@ def test_a_class_of_200(
     trainees = [make_user(make_cluster_account()) for _ in range(TRAINEES)]
     Enrollment.objects.bulk_create(Enrollment(course=course, user=t) for t in trainees)
     # The portal's own hasher (the test process hashes with MD5): one hash for all.
-    hasher = PBKDF2PasswordHasher()
+    hasher = import_string(site_settings.PASSWORD_HASHERS[0])()
     hashed = hasher.encode(PASSWORD, hasher.salt())
     User.objects.filter(pk__in=[instructor.pk, *(t.pk for t in trainees)]).update(password=hashed)
     hash_ms = min(timed(hasher.verify, PASSWORD, hashed) for _ in range(3)) * 1000
@@ -266,9 +267,9 @@ def test_a_class_of_200(
         (phase, name): f["p95_ms"]
         for phase, phase_pages in pages.items()
         for name, f in phase_pages.items()
-        if f["p95_ms"] >= PAGE_TARGET_MS + (hash_ms if name == "login" else 0)
+        if f["p95_ms"] >= PAGE_TARGET_MS
     }
-    assert not slow, f"p95 >= {PAGE_TARGET_MS} ms (login: + {hash_ms:.0f} ms of hashing)"
+    assert not slow, f"p95 >= {PAGE_TARGET_MS} ms"
 
 
 def timed(fn, *args) -> float:

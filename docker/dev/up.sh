@@ -18,11 +18,13 @@ if [ ! -x "$VENV/bin/python" ]; then
   say "creating the venv in $VENV"
   python3 -m venv "$VENV"
 fi
+# The dev venv has the runtime packages and the tests' (requirements-dev.txt).
 stamp="$VENV/.requirements.sha256"
-if [ "$(sha256sum <"$STORAGELAB_ROOT/requirements.txt")" != "$(cat "$stamp" 2>/dev/null)" ]; then
+pinned=$(cat "$STORAGELAB_ROOT"/requirements.txt "$STORAGELAB_ROOT"/requirements-dev.txt | sha256sum)
+if [ "$pinned" != "$(cat "$stamp" 2>/dev/null)" ]; then
   say "installing the pinned Python packages"
-  "$VENV/bin/pip" install -q --disable-pip-version-check -r "$STORAGELAB_ROOT/requirements.txt"
-  sha256sum <"$STORAGELAB_ROOT/requirements.txt" >"$stamp"
+  "$VENV/bin/pip" install -q --disable-pip-version-check -r "$STORAGELAB_ROOT/requirements-dev.txt"
+  echo "$pinned" >"$stamp"
 fi
 
 # --- PostgreSQL: reuse one that answers, else start Debian's cluster -----------
