@@ -147,6 +147,86 @@ LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "login"
 
+# --- Logins: local accounts, OpenID Connect, REMOTE_USER ---
+# Where people's identity comes from: local accounts only; OpenID Connect
+# (portal/oidc.py); or a front end that authenticates every request and names the
+# user (portal/remote_user.py). The SSO name is the cluster account, checked as any
+# linked account is (portal/logins.py). The local form at /login/ stays with every
+# method, for the demo and for break-glass admins.
+LOGIN_METHOD = os.getenv("LOGIN_METHOD", "local").strip().lower()
+if LOGIN_METHOD not in ("local", "oidc", "remote_user"):
+    raise ImproperlyConfigured(
+        f"LOGIN_METHOD must be local, oidc or remote_user, not {LOGIN_METHOD!r}"
+    )
+# django-axes counts password logins only: SSO has no password to guess here, and its
+# refusals, all without a user name, would pause a classroom's shared address.
+AXES_WHITELIST_CALLABLE = "portal.logins.not_a_password_login"
+
+# OpenID Connect (mozilla-django-oidc reads these names). `manage.py oidc_endpoints
+# ISSUER` prints the endpoint lines from the provider's discovery document.
+OIDC_PROVIDER_NAME = os.getenv("OIDC_PROVIDER_NAME", "single sign-on")
+OIDC_RP_CLIENT_ID = os.getenv("OIDC_RP_CLIENT_ID", "")
+OIDC_RP_CLIENT_SECRET = envsecret("OIDC_RP_CLIENT_SECRET")
+OIDC_OP_AUTHORIZATION_ENDPOINT = os.getenv("OIDC_OP_AUTHORIZATION_ENDPOINT", "")
+OIDC_OP_TOKEN_ENDPOINT = os.getenv("OIDC_OP_TOKEN_ENDPOINT", "")
+OIDC_OP_USER_ENDPOINT = os.getenv("OIDC_OP_USER_ENDPOINT", "")
+OIDC_OP_JWKS_ENDPOINT = os.getenv("OIDC_OP_JWKS_ENDPOINT", "")
+OIDC_OP_LOGOUT_ENDPOINT = os.getenv("OIDC_OP_LOGOUT_ENDPOINT", "")
+OIDC_RP_SIGN_ALGO = os.getenv("OIDC_RP_SIGN_ALGO", "RS256")
+# preferred_username comes with the "profile" scope.
+OIDC_RP_SCOPES = os.getenv("OIDC_RP_SCOPES", "openid profile email")
+# The claim naming the cluster account. Users must not be able to edit it at the
+# provider (Keycloak: "Edit username" off), or they could pick someone else's account.
+OIDC_USERNAME_CLAIM = os.getenv("OIDC_USERNAME_CLAIM", "preferred_username")
+OIDC_GROUPS_CLAIM = os.getenv("OIDC_GROUPS_CLAIM", "groups")
+# Members of these groups (as the claim spells them) are instructors, and stop being
+# so when they leave them; none named: instructors are managed in the admin.
+OIDC_INSTRUCTOR_GROUPS = envlist("OIDC_INSTRUCTOR_GROUPS", "")
+OIDC_AUTHENTICATION_CALLBACK_URL = "oidc-callback"
+OIDC_STORE_ID_TOKEN = bool(OIDC_OP_LOGOUT_ENDPOINT)  # the id_token_hint of the logout
+OIDC_TIMEOUT = 10  # seconds: a hung provider must not hold a web worker
+if LOGIN_METHOD == "oidc":
+    _needed = {
+        "OIDC_RP_CLIENT_ID": OIDC_RP_CLIENT_ID,
+        "OIDC_OP_AUTHORIZATION_ENDPOINT": OIDC_OP_AUTHORIZATION_ENDPOINT,
+        "OIDC_OP_TOKEN_ENDPOINT": OIDC_OP_TOKEN_ENDPOINT,
+        "OIDC_OP_USER_ENDPOINT": OIDC_OP_USER_ENDPOINT,
+    }
+    if OIDC_RP_SIGN_ALGO.startswith(("RS", "ES")):
+        _needed["OIDC_OP_JWKS_ENDPOINT"] = OIDC_OP_JWKS_ENDPOINT  # the provider's keys
+    elif OIDC_RP_SIGN_ALGO.startswith("HS"):
+        _needed["OIDC_RP_CLIENT_SECRET"] = OIDC_RP_CLIENT_SECRET  # the signing key
+    else:
+        raise ImproperlyConfigured(
+            f"OIDC_RP_SIGN_ALGO must be an RS*, ES* or HS* algorithm, not {OIDC_RP_SIGN_ALGO!r}"
+        )
+    _missing = [name for name, value in _needed.items() if not value]
+    if _missing:
+        raise ImproperlyConfigured(
+            f"LOGIN_METHOD=oidc needs {', '.join(_missing)}; "
+            "`manage.py oidc_endpoints ISSUER_URL` prints the endpoints of a provider"
+        )
+    AUTHENTICATION_BACKENDS.append("portal.oidc.OIDCBackend")
+
+# REMOTE_USER: the WSGI variable Apache (mod_wsgi) sets, or HTTP_X_REMOTE_USER for a
+# header X-Remote-User from a reverse proxy that strips the one clients send.
+REMOTE_USER_HEADER = os.getenv("REMOTE_USER_HEADER", "REMOTE_USER")
+_http_header = REMOTE_USER_HEADER.startswith("HTTP_") and REMOTE_USER_HEADER.isupper()
+if not (REMOTE_USER_HEADER == "REMOTE_USER" or _http_header and REMOTE_USER_HEADER.isidentifier()):
+    raise ImproperlyConfigured(
+        f"REMOTE_USER_HEADER is a WSGI variable (REMOTE_USER, or HTTP_X_REMOTE_USER for "
+        f"a header X-Remote-User), not {REMOTE_USER_HEADER!r}"
+    )
+REMOTE_USER_STRIP_REALM = envbool("REMOTE_USER_STRIP_REALM", "false")  # alice@REALM: alice
+REMOTE_USER_LOGOUT_URL = os.getenv("REMOTE_USER_LOGOUT_URL", "")  # the front end's logout
+INSTRUCTOR_UNIX_GROUPS = envlist("INSTRUCTOR_UNIX_GROUPS", "")
+if LOGIN_METHOD == "remote_user":
+    AUTHENTICATION_BACKENDS.append("portal.remote_user.RemoteUserBackend")
+    MIDDLEWARE.insert(
+        MIDDLEWARE.index("django.contrib.auth.middleware.AuthenticationMiddleware") + 1,
+        "portal.remote_user.RemoteUserMiddleware",
+    )
+
 LANGUAGE_CODE = "en-us"
 TIME_ZONE = os.getenv("TIME_ZONE", "UTC")
 USE_I18N = True

@@ -1,14 +1,16 @@
 from django.contrib import admin
-from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
-from portal import views
+from portal import oidc, views
 
 urlpatterns = [
     path("", views.home, name="home"),
     path("healthz", views.healthz, name="healthz"),
-    path("login/", auth_views.LoginView.as_view(), name="login"),
-    path("logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("login/", views.login, name="login"),
+    path("logout/", views.logout, name="logout"),
+    # Answer only with LOGIN_METHOD=oidc (portal/oidc.py).
+    path("oidc/login/", oidc.Start.as_view(), name="oidc-login"),
+    path("oidc/callback/", oidc.Callback.as_view(), name="oidc-callback"),
     path("", include("exercises.urls")),
     path("jobs/", include("jobs.urls")),
     path("admin/", admin.site.urls),

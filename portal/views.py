@@ -1,9 +1,13 @@
 from django.conf import settings
+from django.contrib import auth
+from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import render
+from django.shortcuts import redirect, render
 from django.views.decorators.cache import never_cache
+from django.views.decorators.http import require_POST
 
+from portal import oidc, remote_user
 from portal.health import healthy_recently, run_checks
 from portal.models import ClusterAccount
 
@@ -40,3 +44,25 @@ def locked_out(
         "minutes": round(settings.AXES_COOLOFF_TIME.total_seconds() / 60),
     }
     return render(request, "registration/locked_out.html", ctx, status=429)
+
+
+def login(request: HttpRequest) -> HttpResponse:
+    """The local form, always there (the demo, break-glass admins); with OIDC, the
+    provider's button above it."""
+    ctx = {
+        "login_method": settings.LOGIN_METHOD,
+        "oidc_provider": settings.OIDC_PROVIDER_NAME,
+    }
+    return auth_views.LoginView.as_view(extra_context=ctx)(request)
+
+
+@require_POST
+def logout(request: HttpRequest) -> HttpResponse:
+    """Ends the portal session, and sends a single sign-on login on to log out there
+    too when the site says where; the front end's session would otherwise log a
+    REMOTE_USER login straight back in at the next page."""
+    single_sign_out = oidc.end_session_url(request)
+    if request.session.get(auth.BACKEND_SESSION_KEY) == remote_user.BACKEND:
+        single_sign_out = settings.REMOTE_USER_LOGOUT_URL or None
+    auth.logout(request)
+    return redirect(single_sign_out or settings.LOGOUT_REDIRECT_URL)

@@ -113,5 +113,7 @@ def fast_password_hashing(settings) -> None:
 
 
 # The live-cluster fixtures (a Celery worker, the live portal, the sync loop, the dev
-# profile), defined once here so that session-scoped ones start once per session.
+# profile), defined once here so that session-scoped ones start once per session; and
+# a real OpenID provider in a process of its own, for the login tests.
+from tests.oidc_provider import oidc_login, oidc_provider  # noqa: E402, F401
 from tests.runs import *  # noqa: E402, F403

@@ -5,11 +5,11 @@ For the dev cluster only."""
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
-from django.contrib.auth.models import Group, Permission
 from django.core.management.base import BaseCommand, CommandParser
 from django.db import transaction
 
 from exercises.models import Course, Enrollment, SiteProfile
+from portal.logins import instructors_group
 from portal.models import ClusterAccount
 
 # (portal login, cluster account or None, staff or teaching)
@@ -32,8 +32,7 @@ class Command(BaseCommand):
     @transaction.atomic
     def handle(self, *args: object, password: str, **options: object) -> None:
         User = get_user_model()
-        instructors, _ = Group.objects.get_or_create(name="Instructors")
-        instructors.permissions.add(Permission.objects.get(codename="teach_course"))
+        instructors = instructors_group()
         for username, cluster_username, role in DEMO_ACCOUNTS:
             user, _ = User.objects.get_or_create(username=username)
             user.is_staff = user.is_superuser = role is True

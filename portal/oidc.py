@@ -1,0 +1,127 @@
+"""Logging in with OpenID Connect (LOGIN_METHOD=oidc), on mozilla-django-oidc: its
+code flow (state, nonce, the token's signature) with our rule for who the user is
+(portal/logins.py). The cluster account is the claim OIDC_USERNAME_CLAIM; instructors
+are the members of OIDC_INSTRUCTOR_GROUPS in the claim OIDC_GROUPS_CLAIM."""
+
+import logging
+from urllib.parse import urlencode
+
+import requests
+from django.conf import settings
+from django.contrib import messages
+from django.contrib.auth import BACKEND_SESSION_KEY
+from django.contrib.auth.backends import ModelBackend
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, resolve_url
+from mozilla_django_oidc.auth import OIDCAuthenticationBackend
+from mozilla_django_oidc.views import (
+    OIDCAuthenticationCallbackView,
+    OIDCAuthenticationRequestView,
+)
+
+from portal.logins import LoginRefused, refused_page, single_sign_on
+
+log = logging.getLogger(__name__)
+
+BACKEND = "portal.oidc.OIDCBackend"
+# Claims copied to the portal user at each login, for names on pages and exports.
+PROFILE_CLAIMS = {"given_name": "first_name", "family_name": "last_name", "email": "email"}
+
+
+class OIDCBackend(OIDCAuthenticationBackend):
+    def get_user(self, user_id: int):
+        # Django's: a login disabled in the admin ends its sessions too (the library's
+        # own get_user skips that check).
+        return ModelBackend.get_user(self, user_id)
+
+    def get_or_create_user(self, access_token: str, id_token: str, payload: dict):
+        # The ID token's claims, and the userinfo endpoint's over them: providers put
+        # a groups claim in one or the other, as they are configured.
+        claims = {**payload, **self.get_userinfo(access_token, id_token, payload)}
+        name = claims.get(settings.OIDC_USERNAME_CLAIM)
+        if not isinstance(name, str) or not name:
+            who = claims.get("email") or claims.get("sub") or "you"
+            raise LoginRefused(
+                str(who),
+                f"{settings.OIDC_PROVIDER_NAME} did not say which cluster account is yours "
+                f"(its answer has no {settings.OIDC_USERNAME_CLAIM} claim).",
+            )
+        return single_sign_on(
+            name,
+            source=settings.OIDC_PROVIDER_NAME,
+            instructor=_instructor(claims),
+            profile={
+                field: claims[claim]
+                for claim, field in PROFILE_CLAIMS.items()
+                if isinstance(claims.get(claim), str)
+            },
+        )
+
+
+def _instructor(claims: dict) -> bool | None:
+    """Whether the claims make an instructor; None when the site names no groups."""
+    if not settings.OIDC_INSTRUCTOR_GROUPS:
+        return None
+    groups = claims.get(settings.OIDC_GROUPS_CLAIM) or []
+    if isinstance(groups, str):
+        groups = [groups]
+    return bool(set(settings.OIDC_INSTRUCTOR_GROUPS) & set(groups))
+
+
+def _only_with_oidc(request: HttpRequest) -> None:
+    # The URLs always exist; they answer only when the site logs in with OIDC.
+    if settings.LOGIN_METHOD != "oidc":
+        raise Http404("This site does not log in with OpenID Connect.")
+
+
+class Start(OIDCAuthenticationRequestView):
+    """Sends the browser to the provider's login."""
+
+    def dispatch(self, request: HttpRequest, *args, **kwargs) -> HttpResponse:
+        _only_with_oidc(request)
+        return super().dispatch(request, *args, **kwargs)
+
+
+class Callback(OIDCAuthenticationCallbackView):
+    """Where the provider sends the browser back: a login, or a page saying why not."""
+
+    def dispatch(self, request: HttpRequest, *args, **kwargs) -> HttpResponse:
+        _only_with_oidc(request)
+        try:
+            return super().dispatch(request, *args, **kwargs)
+        except LoginRefused as refused:
+            log.warning("login through %s refused: %s", settings.OIDC_PROVIDER_NAME, refused)
+            return refused_page(request, refused)
+        except requests.RequestException as e:
+            # The provider's token, keys or userinfo endpoint failed us: not the user's
+            # doing, and no reason for a 500.
+            log.error("login through %s failed: %s", settings.OIDC_PROVIDER_NAME, e)
+            messages.error(
+                request,
+                f"{settings.OIDC_PROVIDER_NAME} did not answer the portal. Try again in a "
+                "minute; if it goes on, tell the HPC support team.",
+            )
+            return redirect(settings.LOGIN_URL)
+
+    def login_failure(self) -> HttpResponse:
+        # Denied at the provider, an expired or replayed attempt, a disabled login.
+        messages.error(
+            self.request,
+            f"Logging in through {settings.OIDC_PROVIDER_NAME} did not complete. Try again.",
+        )
+        return redirect(settings.LOGIN_URL)
+
+
+def end_session_url(request: HttpRequest) -> str | None:
+    """Where to log out at the provider too (OIDC_OP_LOGOUT_ENDPOINT), for a session
+    that logged in through it; else None. Without it the provider's own session
+    stays, and its button logs the same person straight back in."""
+    if not settings.OIDC_OP_LOGOUT_ENDPOINT or request.session.get(BACKEND_SESSION_KEY) != BACKEND:
+        return None
+    params = {
+        "client_id": settings.OIDC_RP_CLIENT_ID,
+        "post_logout_redirect_uri": request.build_absolute_uri(resolve_url(settings.LOGIN_URL)),
+    }
+    if request.session.get("oidc_id_token"):
+        params["id_token_hint"] = request.session["oidc_id_token"]
+    return f"{settings.OIDC_OP_LOGOUT_ENDPOINT}?{urlencode(params)}"

@@ -1,0 +1,75 @@
+"""Logging in behind a front end that authenticates every request (LOGIN_METHOD=
+remote_user): Apache with mod_auth_openidc, Shibboleth or Kerberos, or Open
+OnDemand's. The front end names the user in REMOTE_USER_HEADER: the WSGI variable
+REMOTE_USER (Apache, mod_wsgi), or HTTP_X_REMOTE_USER for a header X-Remote-User set
+by a trusted reverse proxy, which must remove any such header a client sends: whoever
+can set it is whoever they name. The name is the cluster account (portal/logins.py);
+instructors are the members of INSTRUCTOR_UNIX_GROUPS, if the site names any."""
+
+import grp
+import logging
+import os
+import pwd
+
+from django.conf import settings
+from django.contrib.auth.backends import RemoteUserBackend as DjangoRemoteUserBackend
+from django.contrib.auth.middleware import RemoteUserMiddleware as DjangoRemoteUserMiddleware
+from django.http import HttpRequest, HttpResponse
+
+from portal.logins import LoginRefused, refused_page, single_sign_on
+
+log = logging.getLogger(__name__)
+
+BACKEND = "portal.remote_user.RemoteUserBackend"
+SOURCE = "the site's single sign-on"
+
+
+class RemoteUserMiddleware(DjangoRemoteUserMiddleware):
+    # Synchronous only: the portal runs under WSGI, and Django's async path reads
+    # the header differently (always "HTTP_" + header).
+    async_capable = False
+
+    @property
+    def header(self) -> str:
+        return settings.REMOTE_USER_HEADER
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        try:
+            self.process_request(request)
+        except LoginRefused as refused:
+            log.warning("login through %s refused: %s", SOURCE, refused)
+            return refused_page(request, refused)
+        return self.get_response(request)
+
+
+class RemoteUserBackend(DjangoRemoteUserBackend):
+    def authenticate(self, request: HttpRequest | None, remote_user: str):
+        if not remote_user:
+            return None
+        name = self.clean_username(remote_user)
+        return single_sign_on(name, source=SOURCE, instructor=_instructor(name))
+
+    def clean_username(self, username: str) -> str:
+        # A Kerberos principal (alice@EXAMPLE.ORG) or a Shibboleth eppn names the
+        # account before the @, when the site says its realm adds nothing.
+        if settings.REMOTE_USER_STRIP_REALM:
+            return username.rpartition("@")[0] or username
+        return username
+
+
+def _instructor(name: str) -> bool | None:
+    """Whether the account is in one of INSTRUCTOR_UNIX_GROUPS (its primary group
+    counts); None when the site names no groups."""
+    if not settings.INSTRUCTOR_UNIX_GROUPS:
+        return None
+    try:
+        gids = os.getgrouplist(name, pwd.getpwnam(name).pw_gid)
+    except KeyError:
+        return False  # not an account: single_sign_on refuses it anyway
+    names = set()
+    for gid in gids:
+        try:
+            names.add(grp.getgrgid(gid).gr_name)
+        except KeyError:
+            continue
+    return bool(names & set(settings.INSTRUCTOR_UNIX_GROUPS))

@@ -1,0 +1,282 @@
+"""Logging in with OpenID Connect: the claim names the cluster account, the groups
+claim makes instructors, and whatever may not log in gets a clear page (403), with
+nothing created. The backend is tested at its one seam (the provider's claims);
+the whole code flow against a real provider, through the test client."""
+
+import pwd
+from urllib.parse import parse_qs, urlsplit
+
+import pytest
+import requests
+from django.contrib.admin.models import LogEntry
+from django.contrib.auth.models import User
+from django.test import Client
+
+from portal.logins import INSTRUCTORS, LoginRefused
+from portal.models import ClusterAccount
+from portal.oidc import OIDCBackend
+from tests.names import unique_name
+from tests.oidc_provider import INSTRUCTOR_GROUP, PROVIDER_NAME
+
+pytestmark = pytest.mark.django_db
+
+SYSTEM = next(p.pw_name for p in pwd.getpwall() if 0 < p.pw_uid < 1000)  # e.g. daemon
+
+
+@pytest.fixture
+def oidc_settings(settings) -> None:
+    settings.LOGIN_METHOD = "oidc"
+    settings.OIDC_PROVIDER_NAME = PROVIDER_NAME
+    settings.OIDC_RP_CLIENT_ID = "storagelab"
+    settings.OIDC_OP_JWKS_ENDPOINT = "http://127.0.0.1:9/jwks"  # never reached here
+    settings.OIDC_INSTRUCTOR_GROUPS = [INSTRUCTOR_GROUP]
+
+
+def log_in(claims: dict):
+    """What the backend makes of the provider's claims (the userinfo answer)."""
+    backend = OIDCBackend()
+    backend.get_userinfo = lambda *args: claims
+    return backend.get_or_create_user("access-token", "id-token", {"sub": "s-1"})
+
+
+def test_a_first_login_creates_the_user_with_the_claimed_cluster_account(
+    oidc_settings, cluster_account
+) -> None:
+    user = log_in(
+        {"preferred_username": cluster_account, "given_name": "Ada", "email": "ada@example.org"}
+    )
+
+    user.refresh_from_db()
+    assert user.username == cluster_account
+    assert user.cluster_account.username == cluster_account
+    assert not user.has_usable_password()
+    assert (user.first_name, user.email) == ("Ada", "ada@example.org")
+    assert not (user.is_staff or user.is_superuser)
+    entry = LogEntry.objects.get(object_repr=cluster_account)
+    assert entry.user == user
+    assert entry.get_change_message() == (
+        f"Linked portal login {cluster_account} to cluster account {cluster_account} "
+        f"at their first login through {PROVIDER_NAME}"
+    )
+    # The next login is the same user, linked once.
+    assert log_in({"preferred_username": cluster_account}) == user
+    assert LogEntry.objects.filter(object_repr=cluster_account).count() == 1
+
+
+def test_the_username_claim_is_a_setting(oidc_settings, settings, cluster_account) -> None:
+    settings.OIDC_USERNAME_CLAIM = "uid"
+
+    user = log_in({"preferred_username": "someone-else", "uid": cluster_account})
+
+    assert user.cluster_account.username == cluster_account
+
+
+def test_the_groups_claim_makes_instructors_and_unmakes_them(
+    oidc_settings, cluster_account
+) -> None:
+    user = log_in({"preferred_username": cluster_account, "groups": ["hpc", INSTRUCTOR_GROUP]})
+    assert user.groups.filter(name=INSTRUCTORS).exists()
+    assert User.objects.get(pk=user.pk).has_perm("exercises.teach_course")
+
+    log_in({"preferred_username": cluster_account, "groups": ["hpc"]})
+
+    assert not user.groups.filter(name=INSTRUCTORS).exists()
+    assert not User.objects.get(pk=user.pk).has_perm("exercises.teach_course")
+
+
+def test_without_instructor_groups_the_admin_decides_who_teaches(
+    oidc_settings, settings, cluster_account
+) -> None:
+    settings.OIDC_INSTRUCTOR_GROUPS = []
+    user = log_in({"preferred_username": cluster_account})
+    from portal.logins import instructors_group
+
+    user.groups.add(instructors_group())  # by hand, in the admin
+
+    log_in({"preferred_username": cluster_account, "groups": []})
+
+    assert user.groups.filter(name=INSTRUCTORS).exists()
+
+
+@pytest.mark.parametrize(
+    ("name", "reason"),
+    [
+        ("root", "never run as root"),
+        (SYSTEM, "is a system account"),
+        ("nosuch-x7q2", "not an account of this system"),
+        ("Ada Lovelace", "cannot be the name of a cluster account"),
+    ],
+    ids=["root", "system", "unknown", "not-a-name"],
+)
+def test_an_account_jobs_may_not_run_as_is_refused_and_nothing_is_created(
+    oidc_settings, name: str, reason: str
+) -> None:
+    with pytest.raises(LoginRefused, match=reason) as refused:
+        log_in({"preferred_username": name})
+
+    assert refused.value.identity == name
+    assert not User.objects.filter(username=name).exists()
+    assert not ClusterAccount.objects.exists()
+
+
+def test_an_account_below_the_uid_floor_is_refused(
+    oidc_settings, settings, cluster_account
+) -> None:
+    settings.CLUSTER_UID_MIN = pwd.getpwnam(cluster_account).pw_uid + 1
+
+    with pytest.raises(LoginRefused, match="system account"):
+        log_in({"preferred_username": cluster_account})
+    assert not User.objects.filter(username=cluster_account).exists()
+
+
+def test_a_missing_username_claim_is_refused_naming_the_claim(oidc_settings) -> None:
+    with pytest.raises(LoginRefused, match="no preferred_username claim") as refused:
+        log_in({"email": "ada@example.org"})
+    assert refused.value.identity == "ada@example.org"
+    assert not User.objects.exists()
+
+
+def test_a_local_login_is_never_taken_over(oidc_settings, cluster_account) -> None:
+    local = User.objects.create_user(cluster_account, password="break-Glass-1", is_staff=True)
+
+    with pytest.raises(LoginRefused, match="local login named"):
+        log_in({"preferred_username": cluster_account})
+
+    local.refresh_from_db()
+    assert local.check_password("break-Glass-1") and not hasattr(local, "cluster_account")
+
+
+def test_a_disabled_login_stays_out(oidc_settings, settings, cluster_account) -> None:
+    settings.AUTHENTICATION_BACKENDS = [
+        *settings.AUTHENTICATION_BACKENDS,
+        "portal.oidc.OIDCBackend",
+    ]
+    user = log_in({"preferred_username": cluster_account})
+    client = Client()
+    client.force_login(user, backend="portal.oidc.OIDCBackend")
+    assert client.get("/").status_code == 200
+
+    User.objects.filter(pk=user.pk).update(is_active=False)
+
+    assert client.get("/").status_code == 302  # its session ends
+    with pytest.raises(LoginRefused, match="disabled"):
+        log_in({"preferred_username": cluster_account})
+
+
+def test_an_account_linked_to_someone_else_is_refused(
+    oidc_settings, make_user, cluster_account
+) -> None:
+    make_user(cluster_account)  # linked by hand to another login
+
+    with pytest.raises(LoginRefused, match="linked to another portal login"):
+        log_in({"preferred_username": cluster_account})
+    assert not User.objects.filter(username=cluster_account).exists()
+
+
+# --- the pages ------------------------------------------------------------------
+
+
+def test_with_oidc_the_login_page_puts_the_provider_above_the_local_form(
+    client: Client, oidc_settings
+) -> None:
+    page = client.get("/login/?next=/lab/").content.decode()
+
+    button = page.index(f">Log in with {PROVIDER_NAME}</a>")
+    assert 'href="/oidc/login/?next=/lab/"' in page
+    assert button < page.index("Local and administrator accounts") < page.index('name="password"')
+
+
+def test_without_oidc_its_urls_do_not_answer(client: Client) -> None:
+    assert client.get("/login/").content.decode().count("Log in with") == 0
+    assert client.get("/oidc/login/").status_code == 404
+    assert client.get("/oidc/callback/?code=x&state=y").status_code == 404
+
+
+def test_logging_out_of_an_oidc_login_logs_out_at_the_provider_too(
+    client: Client, oidc_settings, settings, make_user
+) -> None:
+    settings.OIDC_OP_LOGOUT_ENDPOINT = "https://idp.example.org/logout"
+    settings.AUTHENTICATION_BACKENDS = [
+        *settings.AUTHENTICATION_BACKENDS,
+        "portal.oidc.OIDCBackend",
+    ]
+    client.force_login(make_user(), backend="portal.oidc.OIDCBackend")
+    session = client.session
+    session["oidc_id_token"] = "the-id-token"
+    session.save()
+
+    out = client.post("/logout/")
+
+    target = urlsplit(out["Location"])
+    assert target.netloc == "idp.example.org" and target.path == "/logout"
+    assert parse_qs(target.query) == {
+        "client_id": [settings.OIDC_RP_CLIENT_ID],
+        "post_logout_redirect_uri": ["http://testserver/login/"],
+        "id_token_hint": ["the-id-token"],
+    }
+    assert "_auth_user_id" not in client.session
+    # A break-glass admin's local login just ends.
+    client.force_login(make_user(superuser=True))
+    assert client.post("/logout/")["Location"] == "/login/"
+
+
+# --- the whole code flow, against a real provider ------------------------------
+
+
+def through_the_provider(client: Client, sub: str, *, deny: bool = False):
+    """The browser's part: to the provider, its login form, back to the callback."""
+    start = client.get("/oidc/login/?next=/lab/")
+    assert start.status_code == 302
+    form = {"action": "deny"} if deny else {"sub": sub}
+    answer = requests.post(start["Location"], data=form, allow_redirects=False, timeout=10)
+    assert answer.status_code == 302, answer.text
+    back = urlsplit(answer.headers["Location"])
+    assert back.path == "/oidc/callback/"
+    return client.get(f"{back.path}?{back.query}")
+
+
+def test_a_trainee_logs_in_through_the_provider(
+    client: Client, oidc_login, cluster_account
+) -> None:
+    sub = oidc_login.add_user(preferred_username=cluster_account, given_name="Ada")
+
+    landed = through_the_provider(client, sub)
+
+    assert landed.status_code == 302 and landed["Location"] == "/lab/"
+    home = client.get("/").content.decode()
+    assert "Welcome, Ada" in home
+    assert f'<code class="account">{cluster_account}</code>' in home
+
+
+def test_an_unknown_account_gets_a_clear_page_not_a_500(client: Client, oidc_login) -> None:
+    name = unique_name("nosuch")
+    sub = oidc_login.add_user(preferred_username=name, email="bob@example.org")
+
+    refused = through_the_provider(client, sub)
+
+    assert refused.status_code == 403
+    page = refused.content.decode()
+    assert f"You logged in as <strong>{name}</strong>" in page
+    assert "not an account of this system" in page and "HPC support" in page
+    assert not User.objects.filter(username=name).exists()
+    assert client.get("/").status_code == 302  # not logged in
+
+
+def test_denying_at_the_provider_leads_back_to_the_login_page(client: Client, oidc_login) -> None:
+    back = through_the_provider(client, "", deny=True)
+
+    assert back.status_code == 302 and back["Location"] == "/login/"
+    page = client.get("/login/").content.decode()
+    assert f"Logging in through {PROVIDER_NAME} did not complete" in page
+
+
+def test_a_provider_that_does_not_answer_gets_a_message_not_a_500(
+    client: Client, oidc_login, settings, cluster_account
+) -> None:
+    sub = oidc_login.add_user(preferred_username=cluster_account)
+    settings.OIDC_OP_TOKEN_ENDPOINT = "http://127.0.0.1:9/token"  # nothing listens
+
+    back = through_the_provider(client, sub)
+
+    assert back.status_code == 302 and back["Location"] == "/login/"
+    assert f"{PROVIDER_NAME} did not answer the portal" in client.get("/login/").content.decode()

@@ -1,0 +1,147 @@
+"""Logging in behind a front end (LOGIN_METHOD=remote_user): the name it passes is
+the cluster account, checked like any other; a Kerberos realm is stripped when the
+site says so; Unix groups make instructors; refusals get a clear page (403)."""
+
+import subprocess
+
+import pytest
+from axes.models import AccessAttempt
+from django.contrib.auth.models import User
+from django.test import Client
+
+from portal.logins import INSTRUCTORS
+from portal.models import ClusterAccount
+from tests.names import unique_name
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def remote_user(settings) -> None:
+    """The settings LOGIN_METHOD=remote_user makes (portal/settings.py)."""
+    settings.LOGIN_METHOD = "remote_user"
+    settings.AUTHENTICATION_BACKENDS = [
+        *settings.AUTHENTICATION_BACKENDS,
+        "portal.remote_user.RemoteUserBackend",
+    ]
+    middleware = list(settings.MIDDLEWARE)
+    auth = middleware.index("django.contrib.auth.middleware.AuthenticationMiddleware")
+    middleware.insert(auth + 1, "portal.remote_user.RemoteUserMiddleware")
+    settings.MIDDLEWARE = middleware
+
+
+def test_the_front_ends_user_is_logged_in_as_their_cluster_account(
+    remote_user, cluster_account
+) -> None:
+    client = Client()
+
+    home = client.get("/", REMOTE_USER=cluster_account)
+
+    assert home.status_code == 200
+    assert f'<code class="account">{cluster_account}</code>' in home.content.decode()
+    user = User.objects.get(username=cluster_account)
+    assert user.cluster_account.username == cluster_account
+    assert not (user.has_usable_password() or user.is_staff or user.is_superuser)
+    # The session carries on; a request without the name is logged out.
+    assert client.get("/", REMOTE_USER=cluster_account).status_code == 200
+    assert client.get("/").status_code == 302
+
+
+def test_behind_a_proxy_the_header_is_a_setting(remote_user, settings, cluster_account) -> None:
+    settings.REMOTE_USER_HEADER = "HTTP_X_REMOTE_USER"
+
+    proxied = Client(headers={"X-Remote-User": cluster_account})
+    assert proxied.get("/").status_code == 200
+    # The WSGI variable counts no more once the site names a header.
+    assert Client().get("/", REMOTE_USER=cluster_account).status_code == 302
+
+
+def test_a_kerberos_realm_is_stripped_only_when_the_site_says_so(
+    remote_user, settings, make_cluster_account
+) -> None:
+    stripped, kept = make_cluster_account(), make_cluster_account()
+
+    settings.REMOTE_USER_STRIP_REALM = True
+    assert Client().get("/", REMOTE_USER=f"{stripped}@EXAMPLE.ORG").status_code == 200
+    assert User.objects.get(username=stripped).cluster_account.username == stripped
+
+    settings.REMOTE_USER_STRIP_REALM = False
+    refused = Client().get("/", REMOTE_USER=f"{kept}@EXAMPLE.ORG")
+    assert refused.status_code == 403
+    assert "cannot be the name of a cluster account" in refused.content.decode()
+    assert not User.objects.filter(username__startswith=kept).exists()
+
+
+@pytest.mark.parametrize(
+    ("name", "reason"),
+    [("root", "never run as root"), ("nosuch-q8w3", "not an account of this system")],
+    ids=["root", "unknown"],
+)
+def test_a_refused_account_gets_a_clear_page_on_every_request(
+    remote_user, name: str, reason: str
+) -> None:
+    client = Client()
+    for path in ("/", "/lab/", "/login/"):
+        page = client.get(path, REMOTE_USER=name)
+        assert page.status_code == 403
+        text = page.content.decode()
+        assert f"You logged in as <strong>{name}</strong>" in text
+        assert reason in text and "HPC support" in text
+    assert not User.objects.filter(username=name).exists()
+    assert not ClusterAccount.objects.exists()
+
+
+def test_a_local_login_is_never_taken_over(remote_user, cluster_account) -> None:
+    User.objects.create_user(cluster_account, password="break-Glass-1")
+
+    page = Client().get("/", REMOTE_USER=cluster_account)
+
+    assert page.status_code == 403 and "local login named" in page.content.decode()
+
+
+def test_members_of_the_instructor_unix_groups_are_instructors(
+    remote_user, settings, make_cluster_account
+) -> None:
+    teacher, trainee = make_cluster_account(), make_cluster_account()
+    group = unique_name("slg")
+    subprocess.run(["groupadd", group], check=True)
+    try:
+        subprocess.run(["gpasswd", "--add", teacher, group], check=True, capture_output=True)
+        settings.INSTRUCTOR_UNIX_GROUPS = ["hpc-staff", group]
+
+        Client().get("/", REMOTE_USER=teacher)
+        Client().get("/", REMOTE_USER=trainee)
+
+        assert User.objects.get(username=teacher).groups.filter(name=INSTRUCTORS).exists()
+        assert not User.objects.get(username=trainee).groups.exists()
+        # Out of the group, out of the Instructors at the next login.
+        subprocess.run(["gpasswd", "--delete", teacher, group], check=True, capture_output=True)
+        Client().get("/", REMOTE_USER=teacher)
+        assert not User.objects.get(username=teacher).groups.exists()
+    finally:
+        subprocess.run(["groupdel", group], check=False)
+
+
+def test_refused_single_sign_ons_never_pause_the_classrooms_address(
+    remote_user, make_user, cluster_account
+) -> None:
+    """django-axes counts wrong passwords by user name and address; refused SSO logins
+    (no password, no user name) must not lock everyone behind one address out."""
+    for _ in range(8):
+        assert Client().get("/", REMOTE_USER="nosuch-q8w3").status_code == 403
+    assert not AccessAttempt.objects.exists()
+    # Even failures without a user name from this address, as a failed SSO attempt
+    # reported to django.contrib.auth would leave, do not hold an SSO login back.
+    AccessAttempt.objects.create(
+        username=None, ip_address="127.0.0.1", failures_since_start=10, user_agent=""
+    )
+    assert Client().get("/", REMOTE_USER=cluster_account).status_code == 200
+
+    # Wrong passwords on the local form are still paused.
+    ada = make_user(password="Ada-pass-1")
+    client = Client()
+    for _ in range(4):
+        client.post("/login/", {"username": ada.username, "password": "guess"})
+    assert (
+        client.post("/login/", {"username": ada.username, "password": "guess"}).status_code == 429
+    )
