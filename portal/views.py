@@ -1,5 +1,5 @@
 from django.conf import settings
-from django.contrib import auth
+from django.contrib import auth, messages
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
@@ -52,8 +52,12 @@ def login(request: HttpRequest) -> HttpResponse:
     ctx = {
         "login_method": settings.LOGIN_METHOD,
         "oidc_provider": settings.OIDC_PROVIDER_NAME,
+        "site_name": settings.SITE_NAME,  # LoginView's own is the host name
     }
-    return auth_views.LoginView.as_view(extra_context=ctx)(request)
+    # Behind a front end, whoever it names is logged in before this page: go on.
+    go_on = settings.LOGIN_METHOD == "remote_user"
+    view = auth_views.LoginView.as_view(extra_context=ctx, redirect_authenticated_user=go_on)
+    return view(request)
 
 
 @require_POST
@@ -62,7 +66,14 @@ def logout(request: HttpRequest) -> HttpResponse:
     too when the site says where; the front end's session would otherwise log a
     REMOTE_USER login straight back in at the next page."""
     single_sign_out = oidc.end_session_url(request)
-    if request.session.get(auth.BACKEND_SESSION_KEY) == remote_user.BACKEND:
+    front_end = request.session.get(auth.BACKEND_SESSION_KEY) == remote_user.BACKEND
+    if front_end:
         single_sign_out = settings.REMOTE_USER_LOGOUT_URL or None
     auth.logout(request)
+    if front_end and not single_sign_out:
+        messages.info(
+            request,
+            "You are still logged in through your site's single sign-on, which logs you "
+            f"back in to {settings.SITE_NAME}. Close the browser to log out everywhere.",
+        )
     return redirect(single_sign_out or settings.LOGOUT_REDIRECT_URL)

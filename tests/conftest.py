@@ -114,6 +114,6 @@ def fast_password_hashing(settings) -> None:
 
 # The live-cluster fixtures (a Celery worker, the live portal, the sync loop, the dev
 # profile), defined once here so that session-scoped ones start once per session; and
-# a real OpenID provider in a process of its own, for the login tests.
-from tests.oidc_provider import oidc_login, oidc_provider  # noqa: E402, F401
+# single sign-on: a real OpenID provider in a process of its own, and the settings.
 from tests.runs import *  # noqa: E402, F403
+from tests.sso import oidc_login, oidc_provider, remote_user_login  # noqa: E402, F401

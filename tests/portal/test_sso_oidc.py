@@ -16,7 +16,7 @@ from portal.logins import INSTRUCTORS, LoginRefused
 from portal.models import ClusterAccount
 from portal.oidc import OIDCBackend
 from tests.names import unique_name
-from tests.oidc_provider import INSTRUCTOR_GROUP, PROVIDER_NAME
+from tests.sso import INSTRUCTOR_GROUP, PROVIDER_NAME
 
 pytestmark = pytest.mark.django_db
 
@@ -180,6 +180,8 @@ def test_with_oidc_the_login_page_puts_the_provider_above_the_local_form(
     client: Client, oidc_settings
 ) -> None:
     page = client.get("/login/?next=/lab/").content.decode()
+
+    assert '<a class="brand" href="/">Storage Lab</a>' in page  # not the host's name
 
     button = page.index(f">Log in with {PROVIDER_NAME}</a>")
     assert 'href="/oidc/login/?next=/lab/"' in page

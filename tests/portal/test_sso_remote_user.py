@@ -16,22 +16,8 @@ from tests.names import unique_name
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture
-def remote_user(settings) -> None:
-    """The settings LOGIN_METHOD=remote_user makes (portal/settings.py)."""
-    settings.LOGIN_METHOD = "remote_user"
-    settings.AUTHENTICATION_BACKENDS = [
-        *settings.AUTHENTICATION_BACKENDS,
-        "portal.remote_user.RemoteUserBackend",
-    ]
-    middleware = list(settings.MIDDLEWARE)
-    auth = middleware.index("django.contrib.auth.middleware.AuthenticationMiddleware")
-    middleware.insert(auth + 1, "portal.remote_user.RemoteUserMiddleware")
-    settings.MIDDLEWARE = middleware
-
-
 def test_the_front_ends_user_is_logged_in_as_their_cluster_account(
-    remote_user, cluster_account
+    remote_user_login, cluster_account
 ) -> None:
     client = Client()
 
@@ -47,7 +33,9 @@ def test_the_front_ends_user_is_logged_in_as_their_cluster_account(
     assert client.get("/").status_code == 302
 
 
-def test_behind_a_proxy_the_header_is_a_setting(remote_user, settings, cluster_account) -> None:
+def test_behind_a_proxy_the_header_is_a_setting(
+    remote_user_login, settings, cluster_account
+) -> None:
     settings.REMOTE_USER_HEADER = "HTTP_X_REMOTE_USER"
 
     proxied = Client(headers={"X-Remote-User": cluster_account})
@@ -57,7 +45,7 @@ def test_behind_a_proxy_the_header_is_a_setting(remote_user, settings, cluster_a
 
 
 def test_a_kerberos_realm_is_stripped_only_when_the_site_says_so(
-    remote_user, settings, make_cluster_account
+    remote_user_login, settings, make_cluster_account
 ) -> None:
     stripped, kept = make_cluster_account(), make_cluster_account()
 
@@ -78,7 +66,7 @@ def test_a_kerberos_realm_is_stripped_only_when_the_site_says_so(
     ids=["root", "unknown"],
 )
 def test_a_refused_account_gets_a_clear_page_on_every_request(
-    remote_user, name: str, reason: str
+    remote_user_login, name: str, reason: str
 ) -> None:
     client = Client()
     for path in ("/", "/lab/", "/login/"):
@@ -91,7 +79,7 @@ def test_a_refused_account_gets_a_clear_page_on_every_request(
     assert not ClusterAccount.objects.exists()
 
 
-def test_a_local_login_is_never_taken_over(remote_user, cluster_account) -> None:
+def test_a_local_login_is_never_taken_over(remote_user_login, cluster_account) -> None:
     User.objects.create_user(cluster_account, password="break-Glass-1")
 
     page = Client().get("/", REMOTE_USER=cluster_account)
@@ -100,7 +88,7 @@ def test_a_local_login_is_never_taken_over(remote_user, cluster_account) -> None
 
 
 def test_members_of_the_instructor_unix_groups_are_instructors(
-    remote_user, settings, make_cluster_account
+    remote_user_login, settings, make_cluster_account
 ) -> None:
     teacher, trainee = make_cluster_account(), make_cluster_account()
     group = unique_name("slg")
@@ -123,7 +111,7 @@ def test_members_of_the_instructor_unix_groups_are_instructors(
 
 
 def test_refused_single_sign_ons_never_pause_the_classrooms_address(
-    remote_user, make_user, cluster_account
+    remote_user_login, make_user, cluster_account
 ) -> None:
     """django-axes counts wrong passwords by user name and address; refused SSO logins
     (no password, no user name) must not lock everyone behind one address out."""
@@ -145,3 +133,31 @@ def test_refused_single_sign_ons_never_pause_the_classrooms_address(
     assert (
         client.post("/login/", {"username": ada.username, "password": "guess"}).status_code == 429
     )
+
+
+def test_logging_out_goes_to_the_front_ends_logout(
+    remote_user_login, settings, cluster_account
+) -> None:
+    client = Client()
+    client.get("/", REMOTE_USER=cluster_account)
+    settings.REMOTE_USER_LOGOUT_URL = (
+        "https://portal.example.org/oidc?logout=https%3A%2F%2Fexample.org"
+    )
+
+    out = client.post("/logout/", REMOTE_USER=cluster_account)
+
+    assert out["Location"] == settings.REMOTE_USER_LOGOUT_URL
+    assert "_auth_user_id" not in client.session
+
+
+def test_without_a_front_end_logout_the_user_is_told_they_are_still_in(
+    remote_user_login, cluster_account
+) -> None:
+    client = Client()
+    client.get("/", REMOTE_USER=cluster_account)
+
+    out = client.post("/logout/", REMOTE_USER=cluster_account, follow=True)
+
+    # The front end names them again at the login page: they are back home, told why.
+    assert out.redirect_chain == [("/login/", 302), ("/", 302)]
+    assert "still logged in through your site&#x27;s single sign-on" in out.content.decode()

@@ -1,9 +1,9 @@
-"""A real OpenID provider for the login tests: oidc-provider-mock in a process of its
-own on a free loopback port, and the portal configured to log in through it
-(tests/conftest.py imports these fixtures for every test).
+"""Single sign-on for the login tests (tests/conftest.py imports these fixtures for
+every test): a real OpenID provider, oidc-provider-mock in a process of its own on a
+free loopback port; and the settings LOGIN_METHOD=oidc or remote_user makes.
 
-Its login form asks for a subject ("sub") and logs that subject in with the claims
-last PUT for it; any client id and secret are accepted."""
+The provider's login form asks for a subject ("sub") and logs that subject in with
+the claims last PUT for it; any client id and secret are accepted."""
 
 import os
 import socket
@@ -90,3 +90,18 @@ def oidc_login(settings, oidc_provider: Provider) -> Provider:
         "portal.oidc.OIDCBackend",
     ]
     return oidc_provider
+
+
+@pytest.fixture
+def remote_user_login(settings) -> None:
+    """The settings LOGIN_METHOD=remote_user makes (portal/settings.py). Middleware is
+    loaded by each server or test client as it starts: start those after this."""
+    settings.LOGIN_METHOD = "remote_user"
+    settings.AUTHENTICATION_BACKENDS = [
+        *settings.AUTHENTICATION_BACKENDS,
+        "portal.remote_user.RemoteUserBackend",
+    ]
+    middleware = list(settings.MIDDLEWARE)
+    auth = middleware.index("django.contrib.auth.middleware.AuthenticationMiddleware")
+    middleware.insert(auth + 1, "portal.remote_user.RemoteUserMiddleware")
+    settings.MIDDLEWARE = middleware
