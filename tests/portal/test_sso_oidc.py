@@ -12,7 +12,7 @@ from django.contrib.admin.models import LogEntry
 from django.contrib.auth.models import User
 from django.test import Client
 
-from portal.logins import INSTRUCTORS, LoginRefused
+from portal.logins import INSTRUCTORS, LoginRefused, instructors_group
 from portal.models import ClusterAccount
 from portal.oidc import OIDCBackend
 from tests.names import unique_name
@@ -89,8 +89,6 @@ def test_without_instructor_groups_the_admin_decides_who_teaches(
 ) -> None:
     settings.OIDC_INSTRUCTOR_GROUPS = []
     user = log_in({"preferred_username": cluster_account})
-    from portal.logins import instructors_group
-
     user.groups.add(instructors_group())  # by hand, in the admin
 
     log_in({"preferred_username": cluster_account, "groups": []})
