@@ -253,6 +253,19 @@ SESSION_ENGINE = "django.contrib.sessions.backends.db"
 SESSION_COOKIE_AGE = envint("SESSION_HOURS", "9") * 3600
 SESSION_COOKIE_SECURE = CSRF_COOKIE_SECURE = envbool("SECURE_COOKIES", "false")
 
+# --- HTTPS: at a site the portal sits behind a proxy that terminates TLS ---------
+# The proxy says a request came over https in X-Forwarded-Proto; trust the header
+# only behind such a proxy, which sets it and strips what clients send.
+if envbool("BEHIND_TLS_PROXY", "false"):
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+SECURE_SSL_REDIRECT = envbool("SECURE_SSL_REDIRECT", "false")
+# Load balancers and container health checks probe over plain http from inside.
+SECURE_REDIRECT_EXEMPT = [r"^healthz$"]
+SECURE_HSTS_SECONDS = envint("SECURE_HSTS_SECONDS", "0")
+SECURE_HSTS_INCLUDE_SUBDOMAINS = envbool("SECURE_HSTS_INCLUDE_SUBDOMAINS", "false")
+SECURE_HSTS_PRELOAD = envbool("SECURE_HSTS_PRELOAD", "false")
+X_FRAME_OPTIONS = "DENY"  # no page of the portal is meant to be framed
+
 # Redis: the Celery broker and the cache (token cache, API version cache).
 REDIS_URL = os.getenv("REDIS_URL", "redis://127.0.0.1:6379/0")
 CACHES = {
@@ -272,6 +285,11 @@ CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 # SLURM_SERVICE_USER.
 SLURMRESTD_URL = os.getenv("SLURMRESTD_URL", "http://127.0.0.1:6820")
 SLURMRESTD_TIMEOUT = float(os.getenv("SLURMRESTD_TIMEOUT", "10"))
+# For https: the CA bundle (PEM) that signed slurmrestd's certificate, when it is
+# the site's own CA; unset, the public CAs (certifi) are trusted.
+SLURMRESTD_CA_BUNDLE = os.getenv("SLURMRESTD_CA_BUNDLE", "")
+if SLURMRESTD_CA_BUNDLE and not Path(SLURMRESTD_CA_BUNDLE).is_file():
+    raise ImproperlyConfigured(f"SLURMRESTD_CA_BUNDLE: no such file {SLURMRESTD_CA_BUNDLE}")
 SLURM_JWT_KEY_FILE = os.getenv("SLURM_JWT_KEY_FILE", "/etc/slurm/jwt_hs256.key")
 SLURM_JWT_LIFESPAN = envint("SLURM_JWT_LIFESPAN", "600")
 SLURM_SERVICE_TOKEN = envsecret("SLURM_SERVICE_TOKEN")

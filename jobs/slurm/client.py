@@ -1,6 +1,7 @@
 """The slurmrestd client: one private request path, version discovery, the calls."""
 
 import logging
+import ssl
 from collections.abc import Callable
 from datetime import datetime
 from functools import cache
@@ -103,13 +104,18 @@ class SlurmClient:
         timeout: float,
         transport: httpx.BaseTransport | None = None,
         refuse_user: Callable[[str], str | None] = lambda user: None,
+        verify: ssl.SSLContext | bool = True,
     ):
         self.auth = auth
         self.service_user = service_user
         # Says why a request may not act as this user (None: it may); the service
         # user is the portal's own and is not asked about.
         self.refuse_user = refuse_user
-        self._http = httpx.Client(base_url=base_url, timeout=timeout, transport=transport)
+        # verify: the CAs an https slurmrestd's certificate must come from
+        # (ca_bundle: the site's own; True: the public ones).
+        self._http = httpx.Client(
+            base_url=base_url, timeout=timeout, transport=transport, verify=verify
+        )
         self._version: str | None = None
 
     def _request(
@@ -134,6 +140,11 @@ class SlurmClient:
         except httpx.TimeoutException as e:
             raise SlurmConnectionError(f"{what}: no answer in time ({type(e).__name__})")
         except httpx.TransportError as e:
+            if "CERTIFICATE_VERIFY_FAILED" in str(e):
+                raise SlurmConnectionError(
+                    f"{what}: slurmrestd's TLS certificate is not trusted; set "
+                    "SLURMRESTD_CA_BUNDLE to the CA bundle that signed it"
+                ) from None
             raise SlurmConnectionError(f"{what}: cannot reach slurmrestd ({type(e).__name__})")
 
         status = response.status_code
@@ -219,6 +230,11 @@ class SlurmClient:
         self._request("DELETE", f"job/{int(job_id)}", user)
 
 
+def ca_bundle(path: str) -> ssl.SSLContext:
+    """Trust only the CAs in this PEM file (a site's own CA for slurmrestd)."""
+    return ssl.create_default_context(cafile=path)
+
+
 @cache
 def get_client() -> SlurmClient:
     """The portal's client, configured from settings (one per process)."""
@@ -232,6 +248,7 @@ def get_client() -> SlurmClient:
         service_user=settings.SLURM_SERVICE_USER,
         timeout=settings.SLURMRESTD_TIMEOUT,
         refuse_user=job_account_problem,
+        verify=ca_bundle(settings.SLURMRESTD_CA_BUNDLE) if settings.SLURMRESTD_CA_BUNDLE else True,
     )
 
 

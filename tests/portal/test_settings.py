@@ -30,3 +30,10 @@ def test_a_submit_lease_shorter_than_an_attempt_is_refused() -> None:
         refused.stderr
     )
     assert start_with(SLURMRESTD_TIMEOUT="10", SUBMIT_LEASE_SECONDS="30").returncode == 0
+
+
+def test_a_slurmrestd_ca_bundle_that_is_not_there_is_refused() -> None:
+    refused = start_with(SLURMRESTD_CA_BUNDLE="/nonexistent/site-ca.pem")
+
+    assert refused.returncode != 0
+    assert "SLURMRESTD_CA_BUNDLE: no such file /nonexistent/site-ca.pem" in refused.stderr
