@@ -4,6 +4,7 @@ code flow (state, nonce, the token's signature) with our rule for who the user i
 are the members of OIDC_INSTRUCTOR_GROUPS in the claim OIDC_GROUPS_CLAIM."""
 
 import logging
+import time
 from urllib.parse import urlencode
 
 import requests
@@ -11,6 +12,7 @@ from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import BACKEND_SESSION_KEY
 from django.contrib.auth.backends import ModelBackend
+from django.core.exceptions import SuspiciousOperation
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, resolve_url
 from mozilla_django_oidc.auth import OIDCAuthenticationBackend
@@ -29,6 +31,18 @@ PROFILE_CLAIMS = {"given_name": "first_name", "family_name": "last_name", "email
 
 
 class OIDCBackend(OIDCAuthenticationBackend):
+    def verify_token(self, token: str, **kwargs) -> dict:
+        # The library checks the signature and the nonce; a token the provider made
+        # for another client, or one past its time, is no login here either.
+        payload = super().verify_token(token, **kwargs)
+        audience = payload.get("aud")
+        audiences = [audience] if isinstance(audience, str) else list(audience or [])
+        if settings.OIDC_RP_CLIENT_ID not in audiences:
+            raise SuspiciousOperation("ID token issued for another client (aud)")
+        if not isinstance(payload.get("exp"), int | float) or payload["exp"] < time.time():
+            raise SuspiciousOperation("ID token expired (exp)")
+        return payload
+
     def get_user(self, user_id: int):
         # Django's: a login disabled in the admin ends its sessions too (the library's
         # own get_user skips that check).

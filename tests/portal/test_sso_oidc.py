@@ -280,3 +280,29 @@ def test_a_provider_that_does_not_answer_gets_a_message_not_a_500(
 
     assert back.status_code == 302 and back["Location"] == "/login/"
     assert f"{PROVIDER_NAME} did not answer the portal" in client.get("/login/").content.decode()
+
+
+@pytest.mark.parametrize(
+    ("claims", "why"),
+    [
+        ({"aud": "another-client", "exp": 4_000_000_000}, "another client"),
+        ({"aud": ["x", "y"], "exp": 4_000_000_000}, "another client"),
+        ({"aud": "storagelab", "exp": 1_000_000_000}, "expired"),
+        ({"aud": "storagelab"}, "expired"),
+    ],
+)
+def test_an_id_token_for_another_client_or_past_its_time_is_no_login(
+    oidc_settings, monkeypatch, claims: dict, why: str
+) -> None:
+    """The library checks the token's signature and nonce; the portal its audience
+    and expiry too (a signed token of the same provider for another application)."""
+    from django.core.exceptions import SuspiciousOperation
+    from mozilla_django_oidc.auth import OIDCAuthenticationBackend
+
+    monkeypatch.setattr(OIDCAuthenticationBackend, "verify_token", lambda *a, **k: claims)
+
+    with pytest.raises(SuspiciousOperation, match=why):
+        OIDCBackend().verify_token("signed-token", nonce="n")
+    good = {"aud": ["storagelab", "account"], "exp": 4_000_000_000}
+    monkeypatch.setattr(OIDCAuthenticationBackend, "verify_token", lambda *a, **k: good)
+    assert OIDCBackend().verify_token("signed-token", nonce="n") == good
