@@ -4,6 +4,8 @@
 set -euo pipefail
 . "$(dirname "$0")/env.sh"
 "$STORAGELAB_ROOT/docker/dev/up.sh"
+# Docker and Compose, for the image's test (tests/deploy/).
+"$STORAGELAB_ROOT/docker/dev/docker.sh"
 
 cd "$STORAGELAB_ROOT"
 say "ruff check, ruff format --check, makemigrations --check"
