@@ -11,6 +11,7 @@ import socket
 import subprocess
 import time
 from contextlib import ExitStack
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import httpx
@@ -23,6 +24,7 @@ DOCKER = os.getenv("DOCKER", "/usr/bin/docker")
 COMPOSE = os.getenv("STORAGELAB_COMPOSE", "docker-compose").split()
 # The portal image's user, and the database image's group: the secrets are theirs.
 PORTAL_UID, DB_GID = 10001, 999
+PROJECT_PREFIX = "sltest"
 
 
 def build_images() -> dict[str, str]:
@@ -51,11 +53,34 @@ def docker(*args: str) -> list[str]:
     return done.stdout.splitlines()
 
 
+def remove_stale_stacks(older_than: timedelta = timedelta(hours=1)) -> list[str]:
+    """Stacks of test runs killed before their teardown (no run lasts an hour), with
+    their volumes and networks: their services restart with Docker and hold memory."""
+    fmt = '{{.Label "com.docker.compose.project"}}\t{{.CreatedAt}}'
+    stale = set()
+    for line in docker(
+        "ps", "--all", "--filter", "label=com.docker.compose.project", "--format", fmt
+    ):
+        project, created = line.split("\t")
+        # "2026-11-23 06:15:10 +0000 UTC"
+        when = datetime.strptime(created.rsplit(" ", 1)[0], "%Y-%m-%d %H:%M:%S %z")
+        if project.startswith(PROJECT_PREFIX) and datetime.now(UTC) - when > older_than:
+            stale.add(project)
+    for project in stale:
+        label = f"label=com.docker.compose.project={project}"
+        if containers := docker("ps", "--all", "--quiet", "--filter", label):
+            docker("rm", "--force", "--volumes", *containers)
+        for kind in ("volume", "network"):
+            if names := docker(kind, "ls", "--quiet", "--filter", label):
+                docker(kind, "rm", *names)
+    return sorted(stale)
+
+
 class Stack:
     """One compose project, its site.env and secrets in `workdir`."""
 
     def __init__(self, workdir: Path, images: dict[str, str], settings: dict[str, str]):
-        self.project = f"sltest{secrets.token_hex(4)}"
+        self.project = f"{PROJECT_PREFIX}{secrets.token_hex(4)}"
         self.label = f"label=com.docker.compose.project={self.project}"
         self.timings: dict[str, float] = {}  # seconds, by step, for the report
         db_port, redis_port, web_port = free_ports(3)

@@ -19,7 +19,7 @@ import httpx
 import pytest
 from django.conf import settings
 
-from tests.deploy.stack import Stack, build_images
+from tests.deploy.stack import Stack, build_images, remove_stale_stacks
 from tests.names import unique_name
 
 pytestmark = pytest.mark.live
@@ -38,6 +38,7 @@ def stack(tmp_path: Path, cluster_account: str) -> Iterator[Stack]:
     """The stack, up; always taken down, and nothing of it may be left. The trainee's
     Unix account exists before the start: the containers see the host's /etc/passwd as
     it was then (compose.yaml says why)."""
+    remove_stale_stacks()
     began = time.monotonic()
     images = build_images()
     built = time.monotonic() - began
