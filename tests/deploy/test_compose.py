@@ -6,8 +6,8 @@ only (the web server takes the form and the jobs' results, the worker submits, b
 follows the jobs), and the stack goes down leaving no container, volume or network.
 
 The dev cluster must be up (`make test` starts it, and Docker: docker/dev/docker.sh).
-The images and their layers stay between runs: a warm run takes about a minute, a cold
-one (no wheelhouse, no image) two to three more."""
+The images and their layers stay between runs: a warm run takes 20 to 30 s, a cold one
+(no wheelhouse, no image, no build cache) about two minutes, most of it the builds."""
 
 import re
 import secrets
