@@ -20,6 +20,7 @@ import pytest
 from django.conf import settings
 
 from tests.deploy.stack import Stack, build_images, remove_stale_stacks
+from tests.http import log_in
 from tests.names import unique_name
 
 pytestmark = pytest.mark.live
@@ -95,19 +96,6 @@ def make_trainee(stack: Stack, cluster_account: str) -> tuple[str, str]:
         "account.save()\n",
     )
     return username, password
-
-
-def log_in(portal: httpx.Client, username: str, password: str) -> None:
-    assert portal.get("/login/").status_code == 200
-    response = portal.post(
-        "/login/",
-        data={
-            "username": username,
-            "password": password,
-            "csrfmiddlewaretoken": portal.cookies["csrftoken"],
-        },
-    )
-    assert response.status_code == 302, f"the login did not go through:\n{response.text}"
 
 
 def runs_until_ended(stack: Stack, portal: httpx.Client, count: int, timeout: float) -> dict:

@@ -26,6 +26,8 @@ from pathlib import Path
 import httpx
 import pytest
 
+from tests.http import log_in
+
 pytestmark = pytest.mark.live
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -202,22 +204,6 @@ def assert_a_second_demo_is_refused() -> None:
     assert "make stop" in second.output
     assert CLEAN_UP not in second.output
     assert running_services() == services, second.output
-
-
-def log_in(portal: httpx.Client, username: str, password: str) -> None:
-    form = portal.get("/login/")
-    assert form.status_code == 200
-    response = portal.post(
-        "/login/",
-        data={
-            "username": username,
-            "password": password,
-            "csrfmiddlewaretoken": portal.cookies["csrftoken"],
-        },
-        follow_redirects=False,
-    )
-    assert response.status_code == 302, f"the login did not go through:\n{response.text}"
-    assert "/login/" not in response.headers["location"]
 
 
 def collected_usage(portal: httpx.Client, since: datetime, worker_log: int) -> str:
