@@ -157,7 +157,11 @@ def _wait_for_status(run: BenchmarkRun, *wanted: str, timeout: float = 30) -> Be
 
 
 def _cpu_hog(directory: Path) -> JobSpec:
-    """A job holding every CPU of the node, so the next job waits."""
+    """A job holding every CPU of the node, so the next job waits. The node has the
+    CPUs slurm.conf gives it, more than the machine's (docker/slurm/start.sh)."""
+    node_cpus = subprocess.run(
+        ["sinfo", "--noheader", "--Node", "--format=%c"], capture_output=True, text=True
+    ).stdout.split()
     return JobSpec(
         name="t-blocker",
         script="#!/bin/bash\nsleep 60\n",
@@ -165,7 +169,7 @@ def _cpu_hog(directory: Path) -> JobSpec:
         working_directory=str(directory),
         standard_output="/dev/null",
         time_limit_minutes=2,
-        cpus_per_task=os.cpu_count() or 1,
+        cpus_per_task=int(node_cpus[0]) if node_cpus else os.cpu_count() or 1,
         environment={"PATH": "/usr/bin:/bin"},
     )
 
