@@ -1,6 +1,7 @@
-"""IOR: an MPI program with one rank per process (the job script starts it with
-srun). Figures come from its summary: the JSON one (`-O summaryFormat=JSON`), or
-the text one ("Max Write:" lines and the "Summary of all tests" table).
+"""IOR: an MPI program with one rank per process (the job script starts it with the
+site's MPI launcher, MPI_LAUNCHER). Figures come from its summary: the JSON one
+(`-O summaryFormat=JSON`), or the text one, the "Summary of all tests" table (IOR 3
+also printed "Max Write:" lines before it; IOR 4 does not).
 
 Released IOR versions have printed JSON that is not valid (verbose lines inside
 it, a bracket missing, the summary after the closing brace), so when the JSON
@@ -27,8 +28,10 @@ from jobs.engines.base import (
 OPERATIONS = ("write", "read")
 # "ior ERROR: ..." (3.x) or "ERROR: ..." (4.x); IOR aborts after printing it.
 ERROR_LINE = re.compile(r"^(?:ior )?ERROR:?\s+(.+)$", re.MULTILINE)
-MAX_LINE = re.compile(r"^Max (Write|Read):\s+([0-9.]+) MiB/sec", re.MULTILINE)
+BANNER = re.compile(r"^IOR-\S+: MPI Coordinated Test of Parallel I/O", re.MULTILINE)
 RESULTS_STARTED = re.compile(r"^(?:Results:|access\s+bw\(MiB/s\))", re.MULTILINE)
+SUMMARY_STARTED = "Summary of all tests:"
+NO_SUMMARY = "no IOR summary in the output (neither its 'Summary of all tests' table nor JSON)"
 # The keys IOR's JSON opens with (fio's own JSON has "fio version").
 IOR_JSON_HEADER = re.compile(r'"(?:Version|Began|Command line)"\s*:')
 SUMMARY_OBJECT = re.compile(r'\{[^{}]*"operation"[^{}]*\}')
@@ -47,6 +50,7 @@ class _Operation:
 class Ior:
     name = "ior"
     label = "IOR"
+    metadata = False
 
     def command(self, workload: Workload, target: Target) -> list[str]:
         if workload.files_per_process > 1:
@@ -120,7 +124,7 @@ def _from_json(output: str) -> dict[str, _Operation]:
     expected = {flag[: -len("File")] for flag, on in PHASE_FLAG.findall(output) if int(on)}
     if not operations:
         if not IOR_JSON_HEADER.search(output):
-            raise ResultParseError("no 'Max Write' line and no JSON summary in IOR output")
+            raise ResultParseError(NO_SUMMARY)
         raise ResultParseError("IOR JSON output ends before its summary (truncated?)")
     missing = sorted(expected - operations.keys())
     if missing:
@@ -131,29 +135,43 @@ def _from_json(output: str) -> dict[str, _Operation]:
 
 
 def _from_text(output: str) -> dict[str, _Operation]:
-    maxima: dict[str, str] = {}
-    for match in MAX_LINE.finditer(output):
-        maxima.setdefault(match[1].lower(), match[2])  # the first test's, as in the table
-    if not maxima:
-        if RESULTS_STARTED.search(output):
-            raise ResultParseError("IOR output ends before its 'Max Write' line (truncated?)")
-        raise ResultParseError("no 'Max Write' line and no JSON summary in IOR output")
+    """The first test's rows of the "Summary of all tests" table; every phase the
+    "Results" table shows must have its row (else the output was cut short)."""
     table = _summary_table(output)
-    operations = {}
-    for name, mib_per_s in maxima.items():
-        row = table.get(name)
-        if row is None:
+    ran = _phases_run(output)
+    if not table:
+        if SUMMARY_STARTED in output or RESULTS_STARTED.search(output):
             raise ResultParseError(
                 "IOR output ends before its 'Summary of all tests' table (truncated?)"
             )
-        operations[name] = _operation(name, mib_per_s, row.get("Max(OPs)"), row.get("#Tasks"))
-    return operations
+        if BANNER.search(output):
+            raise ResultParseError("IOR output ends before its results (truncated?)")
+        raise ResultParseError(NO_SUMMARY)
+    if ran - table.keys():
+        raise ResultParseError(
+            "IOR output ends before its 'Summary of all tests' table is complete (truncated?)"
+        )
+    return {
+        name: _operation(name, row.get("Max(MiB)"), row.get("Max(OPs)"), row.get("#Tasks"))
+        for name, row in table.items()
+    }
+
+
+def _phases_run(output: str) -> set[str]:
+    """The phases (write, read) of the "Results" table, which IOR prints as each
+    one ends, before the summary."""
+    results = output.partition(SUMMARY_STARTED)[0]
+    return {
+        cells[0]
+        for line in results.splitlines()
+        if (cells := line.split()) and cells[0] in OPERATIONS and len(cells) > 2
+    }
 
 
 def _summary_table(output: str) -> dict[str, dict[str, str]]:
     """The "Summary of all tests" rows by operation, each by column header. Its
     columns differ between versions (3.3 added the stonewall ones)."""
-    lines = output.partition("Summary of all tests:")[2].splitlines()
+    lines = output.partition(SUMMARY_STARTED)[2].splitlines()
     header = next((line.split() for line in lines if line.startswith("Operation")), None)
     if header is None:
         return {}

@@ -1,5 +1,6 @@
-"""The IOR engine: its argv, and its parser on IOR's text and JSON summaries
-(samples in IOR's formats, tests/jobs/samples/README.md; IOR is not installed)."""
+"""The IOR engine: its argv, and its parser on IOR's text and JSON summaries: real
+outputs of the IOR 4.1 the dev cluster builds (1 and 8 ranks, write and read, text
+and JSON), and older releases' formats (tests/jobs/samples/README.md)."""
 
 from pathlib import Path
 
@@ -11,7 +12,18 @@ from jobs.engines.ior import Ior
 
 SAMPLES = Path(__file__).parent / "samples"
 IOR_SAMPLES = sorted(p.name for p in SAMPLES.glob("ior-*") if "error" not in p.name)
-WRITE_MIB_S = 237.37  # every sample's write rate, as IOR's "Max Write" line prints it
+WRITE_MIB_S = 237.37  # the older releases' samples' write rate
+# The real IOR 4.1 outputs: ranks, write and read MiB/s, write and read IOPS.
+IOR_4 = {
+    "ior-4.1-seq-1p-write-read.txt": (1, 774.81, 13344.38, 774.81, 13344.38),
+    "ior-4.1-seq-1p-write-read.json": (1, 657.3307, 13456.7604, 657.3307, 13456.7604),
+    "ior-4.1-seq-8p-write-read.txt": (8, 250.01, 1580.72, 250.01, 1580.72),
+    "ior-4.1-seq-8p-write-read.json": (8, 1033.1593, 1605.3792, 1033.1593, 1605.3792),
+    "ior-4.1-shared-8p-write-read-tmpfs.txt": (8, 1083.02, 1376.71, 1083.02, 1376.71),
+    "ior-4.1-shared-8p-write-read-tmpfs.json": (8, 926.6236, 1292.6681, 926.6236, 1292.6681),
+    "ior-4.1-rand-4k-1p-write.txt": (1, 396.51, None, 101507.07, None),
+    "ior-4.1-rand-4k-8p-write-tmpfs.json": (8, 1201.5588, None, 307599.0651, None),
+}
 
 
 def sample(name: str) -> str:
@@ -103,7 +115,7 @@ def test_the_engine_registry_hands_out_ior() -> None:
 # The parser
 
 
-def test_it_reads_the_max_lines_and_summary_table_of_ior_3_3() -> None:
+def test_it_reads_the_summary_table_of_ior_3_3_past_its_max_lines() -> None:
     result = Ior().parse(sample("ior-3.3.0-write-read.txt"))
 
     assert result.engine == "ior"
@@ -115,14 +127,34 @@ def test_it_reads_the_max_lines_and_summary_table_of_ior_3_3() -> None:
     assert result.write_latency is None  # IOR has no percentiles
 
 
-def test_it_reads_a_write_only_ior_4_run_of_random_4k_transfers() -> None:
-    result = Ior().parse(sample("ior-4.0.0-random-write.txt"))
+@pytest.mark.parametrize("name", sorted(IOR_4))
+def test_it_reads_real_ior_4_outputs_with_their_rank_count(name: str) -> None:
+    processes, write, read, write_iops, read_iops = IOR_4[name]
 
-    assert result.processes == 8
-    assert result.write_mib_s == pytest.approx(WRITE_MIB_S)
-    assert result.write_iops == pytest.approx(60767.87)
-    assert result.read_bytes_per_s is None
-    assert result.read_iops is None
+    result = Ior().parse(sample(name))
+
+    assert result.engine == "ior"
+    assert result.processes == processes
+    assert result.write_mib_s == pytest.approx(write)
+    assert result.write_iops == pytest.approx(write_iops)
+    if read is None:
+        assert result.read_bytes_per_s is None and result.read_iops is None
+    else:
+        assert result.read_mib_s == pytest.approx(read)
+        assert result.read_iops == pytest.approx(read_iops)
+
+
+def test_ior_4_text_has_no_max_write_line_and_is_read_from_its_summary_table() -> None:
+    output = sample("ior-4.1-seq-8p-write-read.txt")
+    assert "Max Write" not in output and "Summary of all tests:" in output
+
+    assert Ior().parse(output).write_mib_s == pytest.approx(250.01)
+
+
+def test_random_4k_transfers_give_256_operations_per_mib() -> None:
+    result = Ior().parse(sample("ior-4.1-rand-4k-1p-write.txt"))
+
+    assert result.write_iops == pytest.approx(result.write_mib_s * 256, rel=1e-3)
 
 
 def test_it_reads_the_json_summary() -> None:
@@ -165,43 +197,66 @@ def test_it_reads_the_invalid_json_released_versions_printed(
     [
         (sample("ior-3.3.0-open-error.txt"), r"IOR failed: open64\(.*No such file or directory"),
         (
+            sample("ior-4.1-open-error-8p.txt"),
+            r"IOR failed: open64\(.*/nowhere/ior\.dat\.0000000\d.*No such file or directory",
+        ),
+        (
             "IOR-4.0.0: MPI Coordinated Test of Parallel I/O\n"
             'ERROR: open64("/x/ior.dat", 66, 0664) failed: Permission denied, '
             "(aiori-POSIX.c:510)\n",
             "IOR failed: open64.*Permission denied",
         ),
     ],
-    ids=["3.3", "4.0"],
+    ids=["3.3", "4.1-8-ranks", "4.0"],
 )
 def test_an_ior_error_is_the_reason(output: str, reason: str) -> None:
     with pytest.raises(ResultParseError, match=reason):
         Ior().parse(output)
 
 
-def text_cut_before(marker: str) -> str:
-    output = sample("ior-3.3.0-write-read.txt")
+def text_cut_before(marker: str, name: str = "ior-3.3.0-write-read.txt") -> str:
+    output = sample(name)
     return output[: output.index(marker)]
+
+
+IOR_4_TEXT = "ior-4.1-seq-8p-write-read.txt"
 
 
 @pytest.mark.parametrize(
     ("output", "reason"),
     [
         ("", "empty"),
-        (text_cut_before("write     237"), "ends before its 'Max Write' line"),
+        (text_cut_before("write     237"), "ends before its 'Summary of all tests' table"),
+        (text_cut_before("Max Write"), "ends before its 'Summary of all tests' table"),
         (text_cut_before("Summary of all tests"), "ends before its 'Summary of all tests'"),
         # a row cut short: its #Tasks column is missing
-        (text_cut_before("read         1011.52"), "ends before its 'Summary of all tests'"),
+        (text_cut_before("read         1011.52"), "'Summary of all tests' table is complete"),
         (text_cut_before("read         1011.52")[:-60], "ends before its 'Summary of all tests'"),
-        ("IOR-3.3.0: MPI Coordinated Test of Parallel I/O\nBegan : today\n", "no 'Max Write'"),
-        ("Operation,Max(MiB)\nwrite,237.37\n", "no 'Max Write' line and no JSON summary"),
-        ("\x00\x1b[2J garbage \ufffd", "no 'Max Write' line and no JSON summary"),
+        (text_cut_before("Results:", IOR_4_TEXT), "ends before its results"),
+        (
+            text_cut_before("read      1580.72", IOR_4_TEXT),
+            "ends before its 'Summary of all tests'",
+        ),
+        (text_cut_before("Summary of all", IOR_4_TEXT), "ends before its 'Summary of all tests'"),
+        (text_cut_before("read         1580.72", IOR_4_TEXT), "table is complete"),
+        (
+            "IOR-3.3.0: MPI Coordinated Test of Parallel I/O\nBegan : today\n",
+            "ends before its results",
+        ),
+        ("Operation,Max(MiB)\nwrite,237.37\n", "no IOR summary in the output"),
+        ("\x00\x1b[2J garbage \ufffd", "no IOR summary in the output"),
     ],
     ids=[
         "empty",
-        "cut-in-results",
-        "cut-before-summary",
-        "cut-before-read-row",
-        "cut-in-write-row",
+        "3.3-cut-in-results",
+        "3.3-cut-before-max-lines",
+        "3.3-cut-before-summary",
+        "3.3-cut-before-read-row",
+        "3.3-cut-in-write-row",
+        "4.1-cut-before-results",
+        "4.1-cut-before-read-result",
+        "4.1-cut-before-summary",
+        "4.1-cut-before-read-row",
         "header-only",
         "csv",
         "garbage",
@@ -228,27 +283,30 @@ def test_a_json_summary_cut_after_the_write_entry_misses_the_read_figures() -> N
 
 
 def test_a_zero_bandwidth_is_an_error_not_a_result() -> None:
-    output = sample("ior-4.0.0-random-write.txt").replace("Max Write: 237.37", "Max Write: 0.00")
+    output = sample("ior-4.1-rand-4k-1p-write.txt")
+    row = next(line for line in output.splitlines() if line.startswith("write         396.51"))
+    forged = output.replace(row, row.replace("396.51", "  0.00", 1))
 
     with pytest.raises(ResultParseError, match="no write bandwidth"):
-        Ior().parse(output)
+        Ior().parse(forged)
 
 
 def test_fios_json_is_not_taken_for_iors() -> None:
-    with pytest.raises(ResultParseError, match="no JSON summary in IOR output"):
+    with pytest.raises(ResultParseError, match="no IOR summary in the output"):
         Ior().parse(sample("fio-seq-write-1p.json"))
 
 
 @pytest.mark.parametrize("name", IOR_SAMPLES)
 def test_no_cut_of_a_sample_crashes_the_parser(name: str) -> None:
     output = sample(name)
+    whole = Ior().parse(output)
     for end in range(0, len(output), max(1, len(output) // 151)):
         try:
             result = Ior().parse(output[:end])
         except ResultParseError as e:
             assert "\n" not in str(e)
-        else:  # only cuts after the last figure it needs
-            assert result.write_mib_s == pytest.approx(WRITE_MIB_S, abs=0.005)
+        else:  # only cuts after the last figure it needs, which reads them all
+            assert result == whole
 
 
 @pytest.mark.parametrize(
