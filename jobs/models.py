@@ -131,7 +131,8 @@ class RunResultQuerySet(models.QuerySet):
 
 
 class RunResult(ThroughputInMiB, models.Model):
-    """The parsed figures of a run. Throughput in bytes/s, latency in µs."""
+    """The parsed figures of a run. Throughput in bytes/s, latency in µs, metadata
+    operations per second."""
 
     run = models.OneToOneField(BenchmarkRun, on_delete=models.CASCADE, related_name="result")
     engine = models.CharField(max_length=8, choices=ENGINE_CHOICES)
@@ -142,6 +143,11 @@ class RunResult(ThroughputInMiB, models.Model):
     read_iops = models.FloatField(null=True, blank=True)
     write_latency_us = models.JSONField(null=True, blank=True)
     read_latency_us = models.JSONField(null=True, blank=True)
+    # Metadata operations per second (mdtest), all processes together.
+    create_ops_s = models.FloatField(null=True, blank=True)
+    stat_ops_s = models.FloatField(null=True, blank=True)
+    read_ops_s = models.FloatField(null=True, blank=True)
+    remove_ops_s = models.FloatField(null=True, blank=True)
     created_at = models.DateTimeField(default=timezone.now)
 
     objects = RunResultQuerySet.as_manager()

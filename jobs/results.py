@@ -13,6 +13,7 @@ from django.utils import timezone
 
 from jobs import lost
 from jobs.engines import ResultParseError, get_engine
+from jobs.engines.base import METADATA_OPERATIONS
 from jobs.models import BenchmarkRun, RunResult
 
 log = logging.getLogger(__name__)
@@ -90,6 +91,7 @@ def ingest(run_id: int) -> None:
             "read_iops": result.read_iops,
             "write_latency_us": result.write_latency.model_dump() if result.write_latency else None,
             "read_latency_us": result.read_latency.model_dump() if result.read_latency else None,
+            **{f"{op}_ops_s": getattr(result, f"{op}_ops_s") for op in METADATA_OPERATIONS},
         },
     )
     BenchmarkRun.objects.filter(pk=run.pk).update(updated_at=timezone.now())

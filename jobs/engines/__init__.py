@@ -1,4 +1,4 @@
-"""Benchmark engines: fio (the default) and IOR. ENGINES is the one list of them:
+"""Benchmark engines: fio (the default), IOR and mdtest. ENGINES is the one list of them:
 the models' choices, the site profile's and the commands' come from it."""
 
 from jobs.engines.base import (
@@ -11,8 +11,9 @@ from jobs.engines.base import (
 )
 from jobs.engines.fio import Fio
 from jobs.engines.ior import Ior
+from jobs.engines.mdtest import Mdtest
 
-ENGINES: dict[str, Engine] = {engine.name: engine for engine in (Fio(), Ior())}
+ENGINES: dict[str, Engine] = {engine.name: engine for engine in (Fio(), Ior(), Mdtest())}
 ENGINE_CHOICES = [(name, engine.label) for name, engine in ENGINES.items()]
 
 
@@ -20,7 +21,7 @@ def get_engine(name: str) -> Engine:
     try:
         return ENGINES[name]
     except KeyError:
-        raise ValueError(f"unknown engine {name!r}: choose {' or '.join(ENGINES)}") from None
+        raise ValueError(f"unknown engine {name!r}: choose {', '.join(ENGINES)}") from None
 
 
 __all__ = [

@@ -53,6 +53,10 @@ class Target(BaseModel):
 # No storage delivers more than 1 TiB/s to one process (memory bandwidth itself is
 # ~10-100 GiB/s): a figure beyond it cannot have been measured.
 MAX_BYTES_PER_S_PER_PROCESS = 2**40
+# No file operation takes less than 10 ns (a cached stat takes about a microsecond).
+MAX_OPS_PER_S_PER_PROCESS = 10**8
+# The metadata figures (mdtest's file phases), in operations per second.
+METADATA_OPERATIONS = ("create", "stat", "read", "remove")
 
 
 def plausible(bytes_per_s: float | None, processes: int | None) -> bool:
@@ -101,6 +105,11 @@ class BenchmarkResult(ThroughputInMiB, BaseModel):
     read_iops: float | None = Field(default=None, ge=0)
     write_latency: Latency | None = None
     read_latency: Latency | None = None
+    # Files created, stat'ed, read and removed per second, all processes together.
+    create_ops_s: float | None = Field(default=None, gt=0)
+    stat_ops_s: float | None = Field(default=None, gt=0)
+    read_ops_s: float | None = Field(default=None, gt=0)
+    remove_ops_s: float | None = Field(default=None, gt=0)
 
     @model_validator(mode="after")
     def _within_hardware(self) -> "BenchmarkResult":
@@ -110,6 +119,13 @@ class BenchmarkResult(ThroughputInMiB, BaseModel):
                 raise ValueError(
                     f"{direction} bandwidth of {bytes_per_s / self.processes:.3g} bytes/s "
                     "per process is beyond any storage"
+                )
+        for operation in METADATA_OPERATIONS:
+            ops_s = getattr(self, f"{operation}_ops_s")
+            if ops_s is not None and ops_s > self.processes * MAX_OPS_PER_S_PER_PROCESS:
+                raise ValueError(
+                    f"{ops_s / self.processes:.3g} {operation} operations/s per process "
+                    "is beyond any storage"
                 )
         return self
 
@@ -126,6 +142,7 @@ class BenchmarkResult(ThroughputInMiB, BaseModel):
             "read_iops": self.read_iops,
             "write_latency_us": self.write_latency.model_dump() if self.write_latency else None,
             "read_latency_us": self.read_latency.model_dump() if self.read_latency else None,
+            **{f"{op}_ops_s": getattr(self, f"{op}_ops_s") for op in METADATA_OPERATIONS},
         }
 
 
@@ -148,13 +165,15 @@ def result(**figures: object) -> BenchmarkResult:
 class Engine(Protocol):
     name: str  # as stored and typed in profiles
     label: str  # as shown
+    metadata: bool  # its figures are file operations per second, not bandwidth
 
     def command(self, workload: Workload, target: Target) -> list[str]:
         """The argv that runs `workload` in `target.directory` (the job's cwd)."""
         ...
 
     def tasks(self, workload: Workload) -> int:
-        """Slurm tasks the job needs (1 for fio, which forks; N MPI ranks for IOR)."""
+        """Slurm tasks the job needs (1 for fio, which forks; N MPI ranks for IOR and
+        mdtest)."""
         ...
 
     def parse(self, output: str) -> BenchmarkResult:

@@ -27,6 +27,7 @@ PERCENTILE_KEYS = {"p50": "50.000000", "p95": "95.000000", "p99": "99.000000"}
 class Fio:
     name = "fio"
     label = "fio"
+    metadata = False
 
     def command(self, workload: Workload, target: Target) -> list[str]:
         # fio splits --directory (and --filename) at ':' into several paths.

@@ -41,6 +41,26 @@ def test_it_prints_an_ior_result_in_mib_per_second() -> None:
     assert summary["write_latency_us"] is None
 
 
+def test_it_prints_mdtests_operations_per_second() -> None:
+    summary = parse_result("--engine", "mdtest", str(SAMPLES / "mdtest-4.1-files-8p.txt"))
+
+    assert summary["engine"] == "mdtest"
+    assert summary["processes"] == 8
+    assert summary["create_ops_s"] == pytest.approx(5208.282)
+    assert summary["stat_ops_s"] == pytest.approx(29409.076)
+    assert summary["read_ops_s"] == pytest.approx(36436.564)
+    assert summary["remove_ops_s"] == pytest.approx(12140.622)
+    assert summary["write_mib_s"] is None
+
+
+def test_the_metadata_figures_of_a_bandwidth_engine_are_null() -> None:
+    summary = parse_result("--engine", "ior", str(SAMPLES / "ior-4.1-seq-8p-write-read.json"))
+
+    assert summary["processes"] == 8
+    assert summary["write_mib_s"] > 0 and summary["read_mib_s"] > 0
+    assert [summary[f"{op}_ops_s"] for op in ("create", "stat", "read", "remove")] == [None] * 4
+
+
 def test_a_missing_file_is_a_command_error() -> None:
     with pytest.raises(CommandError, match="cannot read .*: No such file or directory"):
         parse_result("--engine", "fio", str(SAMPLES / "no-such-output.json"))
@@ -75,12 +95,46 @@ def test_from_a_shell_it_prints_the_json_and_exits_0() -> None:
     assert json.loads(done.stdout)["processes"] == 8
 
 
+def test_from_a_shell_an_mdtest_output_prints_its_four_rates() -> None:
+    done = manage("--engine", "mdtest", str(SAMPLES / "mdtest-4.1-files-1p.txt"))
+
+    assert done.returncode == 0, done.stderr
+    summary = json.loads(done.stdout)
+    assert summary["processes"] == 1
+    assert all(summary[f"{op}_ops_s"] > 0 for op in ("create", "stat", "read", "remove"))
+
+
+@pytest.mark.parametrize(
+    ("engine", "name", "marker", "reason"),
+    [
+        ("mdtest", "mdtest-4.1-files-8p.txt", "File read", "ends before its '-- finished at'"),
+        ("ior", "ior-4.1-seq-8p-write-read.txt", "read         1580", "table is complete"),
+    ],
+    ids=["mdtest", "ior-4.1-text"],
+)
+def test_from_a_shell_a_truncated_output_is_one_line_and_status_1(
+    tmp_path: Path, engine: str, name: str, marker: str, reason: str
+) -> None:
+    output = (SAMPLES / name).read_text()
+    cut = tmp_path / name
+    cut.write_text(output[: output.index(marker)])
+
+    done = manage("--engine", engine, str(cut))
+
+    assert done.returncode == 1
+    assert done.stdout == ""
+    assert done.stderr.count("\n") == 1
+    assert done.stderr.startswith("error: ") and reason in done.stderr
+
+
 @pytest.mark.parametrize(
     ("name", "reason"),
     [
         ("no-such-output.json", "cannot read"),
         ("fio-job-error.txt", "failed: Is a directory"),
         ("ior-3.3.0-open-error.txt", "IOR failed"),
+        ("ior-4.1-open-error-8p.txt", "IOR failed"),
+        ("mdtest-4.1-error-8p.txt", "mdtest failed"),
     ],
 )
 def test_from_a_shell_an_unreadable_output_is_one_error_line_and_status_1(

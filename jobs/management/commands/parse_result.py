@@ -1,5 +1,5 @@
-"""`manage.py parse_result --engine fio|ior FILE`: a benchmark's output as the
-portal reads it, printed as JSON (null where the benchmark has no figure)."""
+"""`manage.py parse_result --engine fio|ior|mdtest FILE`: a benchmark's output as
+the portal reads it, printed as JSON (null where the benchmark has no figure)."""
 
 import json
 import sys
@@ -12,7 +12,7 @@ from jobs.engines import ENGINES, ResultParseError, get_engine
 
 
 class Command(BaseCommand):
-    help = "Parses a fio or IOR output file and prints the normalized result as JSON."
+    help = "Parses a fio, IOR or mdtest output file and prints the normalized result as JSON."
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--engine", required=True, choices=list(ENGINES))
