@@ -42,8 +42,11 @@ def render_script(run: BenchmarkRun) -> str:
     engine = get_engine(run.engine)
     target = Target(directory=run.run_directory, tmpfs=run.in_memory)
     argv = engine.command(run.workload_params, target)
-    if engine.tasks(run.workload_params) > 1:
-        argv = ["srun", "--ntasks", str(engine.tasks(run.workload_params)), *argv]
+    ranks = engine.tasks(run.workload_params)
+    if ranks > 1:
+        # The site's launcher (a validated setting), one rank per Slurm task. A single
+        # rank starts on its own, as MPI programs may (a singleton).
+        argv = [*settings.MPI_LAUNCHER, "-n", str(ranks), *argv]
     return render_to_string(
         "jobs/job_script.sh",
         {

@@ -5,6 +5,7 @@ site sets the variables listed in the README (or in a systemd/compose env file).
 """
 
 import os
+import re
 from datetime import timedelta
 from pathlib import Path
 
@@ -32,6 +33,24 @@ def envint(name: str, default: str) -> int:
 
 def envlist(name: str, default: str) -> list[str]:
     return [item.strip() for item in os.getenv(name, default).split(",") if item.strip()]
+
+
+def envcommand(name: str, default: str, programs: tuple[str, ...]) -> list[str]:
+    """A command line from NAME, as words: the first one of `programs` (or a path to
+    one), each word plain characters only, so that a typo fails here and not in jobs."""
+    value = os.getenv(name, default)
+    words = value.split()
+    plain = re.compile(r"^[A-Za-z0-9_./=:,+^-]+\Z")
+    if (
+        not words
+        or words[0].rpartition("/")[2] not in programs
+        or not all(plain.match(word) for word in words)
+    ):
+        raise ImproperlyConfigured(
+            f"{name} must be {' or '.join(programs)} with its options (plain words such as "
+            f"--mpi=pmix), not {value!r}"
+        )
+    return words
 
 
 def envsecret(name: str, default: str = "") -> str:
@@ -332,6 +351,11 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = RESULT_MAX_BYTES + 1024
 # says its result never arrived.
 RESULT_GRACE_SECONDS = envint("RESULT_GRACE_SECONDS", "60")
 JOB_PATH = os.getenv("JOB_PATH", "/usr/local/bin:/usr/bin:/bin")
+# How a job starts the ranks of an MPI benchmark (IOR, mdtest) inside its allocation;
+# the job script adds "-n RANKS" and the program. Sites differ: `srun --mpi=pmix` (or
+# pmi2) where Slurm and the MPI share a PMI, `mpirun` (or mpiexec) where the MPI finds
+# the allocation itself. The dev cluster runs Debian's Open MPI, which both start.
+MPI_LAUNCHER = envcommand("MPI_LAUNCHER", "mpirun", ("srun", "mpirun", "mpiexec"))
 SYNC_INTERVAL_SECONDS = float(os.getenv("SYNC_INTERVAL_SECONDS", "2"))
 SYNC_LOCK_SECONDS = envint("SYNC_LOCK_SECONDS", "60")
 # Quota collection (exercises/quota/): how often, how long one tool may take, where the

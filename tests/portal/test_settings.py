@@ -5,6 +5,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+from django.core.exceptions import ImproperlyConfigured
+
+from portal.settings import envcommand
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -37,3 +42,36 @@ def test_a_slurmrestd_ca_bundle_that_is_not_there_is_refused() -> None:
 
     assert refused.returncode != 0
     assert "SLURMRESTD_CA_BUNDLE: no such file /nonexistent/site-ca.pem" in refused.stderr
+
+
+def test_the_mpi_launcher_is_read_as_words_of_a_known_launcher(monkeypatch) -> None:
+    programs = ("srun", "mpirun", "mpiexec")
+    for value, words in [
+        ("mpirun", ["mpirun"]),
+        ("srun --mpi=pmix", ["srun", "--mpi=pmix"]),
+        (
+            "  /opt/openmpi/bin/mpirun   --mca btl ^openib ",
+            ["/opt/openmpi/bin/mpirun", "--mca", "btl", "^openib"],
+        ),
+    ]:
+        monkeypatch.setenv("MPI_LAUNCHER", value)
+        assert envcommand("MPI_LAUNCHER", "mpirun", programs) == words
+
+
+@pytest.mark.parametrize(
+    "value", ["", "ior", "srun --mpi=pmix; rm -rf ~", "mpirun $(id)", "srun 'quoted'"]
+)
+def test_an_mpi_launcher_that_is_no_launcher_or_not_plain_is_refused(
+    monkeypatch, value: str
+) -> None:
+    monkeypatch.setenv("MPI_LAUNCHER", value)
+
+    with pytest.raises(ImproperlyConfigured, match="MPI_LAUNCHER must be srun or mpirun"):
+        envcommand("MPI_LAUNCHER", "mpirun", ("srun", "mpirun", "mpiexec"))
+
+
+def test_a_bad_mpi_launcher_stops_the_start() -> None:
+    refused = start_with(MPI_LAUNCHER="mpirun && curl evil")
+
+    assert refused.returncode != 0
+    assert "MPI_LAUNCHER must be srun or mpirun or mpiexec with its options" in refused.stderr
