@@ -11,7 +11,7 @@ from django.core.validators import RegexValidator
 from django.db import models
 from django.utils import timezone
 
-from jobs.engines import ENGINE_CHOICES, Pattern, Workload
+from jobs.engines import ENGINE_CHOICES, Pattern, Target, Workload, get_engine
 from portal.models import cluster_username_validator
 
 # Absolute, plain path characters, and the cluster user name in place of {user}.
@@ -97,7 +97,9 @@ class StorageTarget(models.Model):
 
 
 class Exercise(models.Model):
-    """One measurement of the lab, with the workload it runs and how to read it."""
+    """One measurement of the lab, with the workload it runs and how to read it. It
+    runs with its site's engine unless it names one (IOR's and mdtest's exercises in
+    a fio site, say)."""
 
     profile = models.ForeignKey(SiteProfile, on_delete=models.CASCADE, related_name="exercises")
     key = models.SlugField(max_length=16)
@@ -114,6 +116,10 @@ class Exercise(models.Model):
     files_per_process = models.PositiveIntegerField(default=1)
     file_per_process = models.BooleanField(default=True)
     fsync = models.BooleanField(default=True)
+    read_back = models.BooleanField(default=False, help_text="Read the data back after writing")
+    engine = models.CharField(
+        max_length=8, choices=ENGINE_CHOICES, blank=True, help_text="Empty: the site's engine"
+    )
     time_limit_minutes = models.PositiveIntegerField(default=10)
 
     class Meta:
@@ -135,11 +141,29 @@ class Exercise(models.Model):
             files_per_process=self.files_per_process,
             file_per_process=self.file_per_process,
             fsync=self.fsync,
+            read_back=self.read_back,
         )
+
+    @property
+    def file_size(self) -> int:
+        """Bytes in each file a process writes."""
+        return self.size_per_process // self.files_per_process
+
+    @property
+    def runs_with(self) -> str:
+        """The engine its runs use."""
+        return self.engine or self.profile.engine
+
+    @property
+    def measures_metadata(self) -> bool:
+        """Its figures are file operations per second (mdtest), not MiB/s."""
+        return get_engine(self.runs_with).metadata
 
     def clean(self) -> None:
         try:
-            self.workload  # noqa: B018 -- validates the parameters together
+            # The parameters together, and what the engine makes of them (IOR writes
+            # no many small files, mdtest no random offsets).
+            get_engine(self.runs_with).command(self.workload, Target(directory="/check"))
         except ValueError as e:
             raise ValidationError(str(e)) from None
 

@@ -60,7 +60,7 @@ def start_runs(
                 account,
                 target,
                 exercise.workload,
-                engine=exercise.profile.engine,
+                engine=exercise.runs_with,
                 time_limit_minutes=exercise.time_limit_minutes,
                 exercise=exercise,
                 course=course_for[target.pk],

@@ -19,7 +19,8 @@ from exercises.advisor import (
     TargetFacts,
     advise,
 )
-from jobs.engines.base import Pattern, Workload
+from jobs.engines import get_engine
+from jobs.engines.base import Pattern, Target, Workload
 
 PROFILES = Path(__file__).resolve().parents[2] / "exercises" / "profiles"
 
@@ -322,9 +323,10 @@ def test_impossible_questions_are_refused(changes: dict) -> None:
 
 
 @pytest.mark.parametrize("name", ["vsc3", "dev"])
-def test_every_exercise_of_a_profile_is_a_valid_workload(name: str) -> None:
-    for e in profile(name)["exercises"]:
-        Workload(
+def test_every_exercise_of_a_profile_is_a_workload_its_engine_runs(name: str) -> None:
+    data = profile(name)
+    for e in data["exercises"]:
+        workload = Workload(
             pattern=Pattern(e["pattern"]),
             block_size=e["block_size"],
             processes=e["processes"],
@@ -332,15 +334,29 @@ def test_every_exercise_of_a_profile_is_a_valid_workload(name: str) -> None:
             files_per_process=e["files_per_process"],
             file_per_process=e["file_per_process"],
             fsync=e["fsync"],
+            read_back=e.get("read_back", False),
         )
+        engine = get_engine(e.get("engine", data["profile"]["engine"]))
+        assert engine.command(workload, Target(directory="/scratch/ada/run-1"))
 
 
 def test_both_profiles_teach_the_same_exercises_and_only_vsc3_has_references() -> None:
     vsc3, dev = profile("vsc3"), profile("dev")
     texts = ("key", "title", "goal", "measures", "how_to_read", "questions", "pattern")
+    # The dev cluster teaches them with its own engine, and adds IOR's and mdtest's.
+    own_engine = [e for e in dev["exercises"] if "engine" not in e]
 
     assert [{k: e[k] for k in texts} for e in vsc3["exercises"]] == [
-        {k: e[k] for k in texts} for e in dev["exercises"]
+        {k: e[k] for k in texts} for e in own_engine
+    ]
+    assert [(e["key"], e["engine"]) for e in dev["exercises"] if "engine" in e] == [
+        ("1a-ior", "ior"),
+        ("1b-ior", "ior"),
+        ("2a-ior", "ior"),
+        ("2b-ior", "ior"),
+        ("5a", "ior"),
+        ("5b", "ior"),
+        ("6", "mdtest"),
     ]
     assert [e["key"] for e in vsc3["exercises"]] == ["1a", "1b", "2a", "2b", "3", "4a", "4b"]
     assert len(vsc3["references"]) == 20 and "references" not in dev

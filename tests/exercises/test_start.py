@@ -35,6 +35,21 @@ def test_it_starts_one_run_per_target(ada, dev_profile) -> None:
     assert runs[0].workload == exercise.workload.model_dump(mode="json")
 
 
+@pytest.mark.parametrize(
+    ("key", "engine", "read_back"),
+    [("1a", "fio", False), ("1b-ior", "ior", False), ("5b", "ior", True), ("6", "mdtest", False)],
+)
+def test_runs_use_the_engine_the_exercise_names_else_the_sites(
+    ada, dev_profile, key: str, engine: str, read_back: bool
+) -> None:
+    assert dev_profile.engine == "fio"
+
+    (run,) = start_runs(ada, dev_profile.exercises.get(key=key), targets(dev_profile, "tmp"))
+
+    assert run.engine == engine
+    assert run.workload_params.read_back == read_back
+
+
 def test_a_target_of_another_site_is_refused(ada, dev_profile, disk_target) -> None:
     exercise = dev_profile.exercises.get(key="1a")
 
