@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 from django.db.models import QuerySet
 
-from exercises.models import Exercise, ReferenceResult, StorageTarget
+from exercises.models import Exercise, Metric, ReferenceResult, StorageTarget
 from jobs.models import RunResult
 from portal.units import mib
 
@@ -62,9 +62,12 @@ def table(
         for exercise_id, target_id, bytes_per_s in rows:
             if (exercise_id, target_id) in figures:
                 getattr(figures[(exercise_id, target_id)], attribute).append(mib(bytes_per_s))
-    for ref in ReferenceResult.objects.filter(exercise__in=exercises, target__in=targets):
+    references = ReferenceResult.objects.filter(
+        exercise__in=exercises, target__in=targets, metric=Metric.WRITE
+    )
+    for ref in references:
         row = figures[(ref.exercise_id, ref.target_id)]
-        row.reference, row.reference_source = ref.write_mib_s, ref.source
+        row.reference, row.reference_source = ref.mib_s, ref.source
     return figures
 
 

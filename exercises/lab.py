@@ -15,7 +15,7 @@ from django.utils import timezone
 from exercises import figures
 from exercises.advisor import TargetFacts
 from exercises.figures import Figures
-from exercises.models import Exercise, ReferenceResult, SiteProfile, StorageTarget
+from exercises.models import Exercise, Metric, ReferenceResult, SiteProfile, StorageTarget
 from jobs.models import BenchmarkRun, RunResult, RunStatus
 from portal.units import GiB, mib
 
@@ -116,9 +116,11 @@ def target_facts(profile: SiteProfile) -> list[TargetFacts]:
 
     plain = {"files_per_process": 1, "fsync": True}  # not the small-files or cache exercises
     for ref in ReferenceResult.objects.filter(
-        exercise__profile=profile, **{f"exercise__{k}": v for k, v in plain.items()}
+        exercise__profile=profile,
+        metric=Metric.WRITE,
+        **{f"exercise__{k}": v for k, v in plain.items()},
     ).select_related("exercise"):
-        keep(ref.target_id, ref.exercise.pattern, ref.write_mib_s)
+        keep(ref.target_id, ref.exercise.pattern, ref.mib_s)
     if not best:
         measured = (
             RunResult.objects.with_write_figure()

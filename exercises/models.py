@@ -168,21 +168,119 @@ class Exercise(models.Model):
             raise ValidationError(str(e)) from None
 
 
+class Metric(models.TextChoices):
+    """What a reference figure (and a run's figure) measures: a bandwidth of the data
+    written or read, or file operations per second (mdtest)."""
+
+    WRITE = "write", "write bandwidth"
+    READ = "read", "read bandwidth"
+    CREATE = "create", "file creates per second"
+    STAT = "stat", "file stats per second"
+    FILE_READ = "file_read", "file reads per second"
+    REMOVE = "remove", "file removals per second"
+
+
+# Where each metric's figure is on a run's result (jobs.models.RunResult).
+RESULT_FIELD = {
+    Metric.WRITE: "write_bytes_per_s",
+    Metric.READ: "read_bytes_per_s",
+    Metric.CREATE: "create_ops_s",
+    Metric.STAT: "stat_ops_s",
+    Metric.FILE_READ: "read_ops_s",
+    Metric.REMOVE: "remove_ops_s",
+}
+BANDWIDTH_METRICS = (Metric.WRITE, Metric.READ)
+
+
+class Unit(models.TextChoices):
+    """The unit a published figure was given in: talks mix MB/s (10^6 bytes) and MiB/s
+    (2^20 bytes), a 4.9 % difference that is kept, not guessed away."""
+
+    MIB_S = "MiB/s", "MiB/s"
+    MB_S = "MB/s", "MB/s"
+    OPS_S = "ops/s", "operations/s"
+
+
 class ReferenceResult(models.Model):
-    """The site's published figure for an exercise on a target."""
+    """A figure the site (or a talk about it) published for an exercise on a target,
+    in the unit it was published in, with where it comes from."""
 
     exercise = models.ForeignKey(Exercise, on_delete=models.CASCADE, related_name="references")
     target = models.ForeignKey(StorageTarget, on_delete=models.CASCADE, related_name="references")
-    write_mib_s = models.FloatField()
+    metric = models.CharField(max_length=16, choices=Metric.choices, default=Metric.WRITE)
+    value = models.FloatField()
+    unit = models.CharField(max_length=8, choices=Unit.choices, default=Unit.MIB_S)
     source = models.CharField(max_length=200, blank=True)
 
     class Meta:
         constraints = [
-            models.UniqueConstraint(fields=["exercise", "target"], name="one_reference_per_pair")
+            models.UniqueConstraint(
+                fields=["exercise", "target", "metric"], name="one_reference_per_metric"
+            )
         ]
 
     def __str__(self) -> str:
-        return f"{self.exercise.key} on {self.target}: {self.write_mib_s} MiB/s"
+        what = self.get_metric_display()
+        return f"{self.exercise.key} on {self.target}: {what} {self.value} {self.unit}"
+
+    @property
+    def mib_s(self) -> float | None:
+        """A bandwidth in MiB/s, whatever unit it was published in."""
+        if self.unit == Unit.MIB_S:
+            return self.value
+        if self.unit == Unit.MB_S:
+            return self.value * 1e6 / 2**20
+        return None
+
+
+class Calibration(models.Model):
+    """A round that runs every exercise on every target of a site `repeat` times and
+    keeps what it measured as the site's own references (MeasuredReference)."""
+
+    profile = models.ForeignKey(SiteProfile, on_delete=models.CASCADE, related_name="calibrations")
+    started_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
+    )
+    repeat = models.PositiveSmallIntegerField(default=5)
+    started_at = models.DateTimeField(default=timezone.now)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    summary = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["-started_at"]
+
+    def __str__(self) -> str:
+        return f"calibration of {self.profile} ×{self.repeat} at {self.started_at:%Y-%m-%d %H:%M}"
+
+
+class MeasuredReference(models.Model):
+    """The site's measured figure for an exercise on a target: the median of a
+    calibration's runs, their spread and when. Bandwidths in MiB/s, file
+    operations in ops/s."""
+
+    exercise = models.ForeignKey(Exercise, on_delete=models.CASCADE, related_name="measured")
+    target = models.ForeignKey(StorageTarget, on_delete=models.CASCADE, related_name="measured")
+    metric = models.CharField(max_length=16, choices=Metric.choices, default=Metric.WRITE)
+    calibration = models.ForeignKey(
+        Calibration, null=True, blank=True, on_delete=models.SET_NULL, related_name="measured"
+    )
+    values = models.JSONField(default=list, help_text="Each run's figure")
+    median = models.FloatField()
+    low = models.FloatField()
+    high = models.FloatField()
+    measured_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["exercise", "target", "metric"], name="one_measured_per_metric"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return (
+            f"{self.exercise.key} on {self.target}: {self.get_metric_display()} {self.median:.3g}"
+        )
 
 
 def new_join_code() -> str:

@@ -12,6 +12,8 @@ from portal.units import ThroughputInMiB
 
 
 class RunStatus(models.TextChoices):
+    # Beyond the trainee's cap: starts (as QUEUED) in order when a slot frees up.
+    WAITING = "waiting", "Waiting for a free slot"
     QUEUED = "queued", "Queued"  # saved, not yet handed to Slurm
     SUBMITTED = "submitted", "Submitted"  # Slurm gave it a job id
     PENDING = "pending", "Pending"  # waiting for a node
@@ -43,6 +45,14 @@ class BenchmarkRun(models.Model):
     # The course the run counts for (its class figures), if any.
     course = models.ForeignKey(
         "exercises.Course", null=True, blank=True, on_delete=models.SET_NULL, related_name="runs"
+    )
+    # The calibration round it measures for, if any (never a class figure).
+    calibration = models.ForeignKey(
+        "exercises.Calibration",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="runs",
     )
     target_directory = models.CharField(max_length=255)
     in_memory = models.BooleanField(default=False)

@@ -25,7 +25,7 @@ def test_a_trainee_runs_1a_on_two_targets_and_compares(
     exercise = dev_profile.exercises.get(key="1a")
     scratch = dev_profile.targets.get(key="scratch")
     tmp = dev_profile.targets.get(key="tmp")
-    ReferenceResult.objects.create(exercise=exercise, target=tmp, write_mib_s=1234.5)
+    ReferenceResult.objects.create(exercise=exercise, target=tmp, value=1234.5)
     log_in(page, live_portal, trainee.user)
 
     page.get_by_role("link", name="Lab", exact=True).click()

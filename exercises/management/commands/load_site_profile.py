@@ -77,6 +77,11 @@ def load(data: dict[str, Any]) -> SiteProfile:
         ReferenceResult.objects.update_or_create(
             exercise=profile.exercises.get(key=item["exercise"]),
             target=profile.targets.get(key=item["target"]),
-            defaults={"write_mib_s": item["write_mib_s"], "source": item.get("source", "")},
+            metric="write",
+            defaults={
+                "value": item["write_mib_s"],
+                "unit": "MiB/s",
+                "source": item.get("source", ""),
+            },
         )
     return profile
