@@ -148,7 +148,7 @@ def class_chart(exercise: Exercise, class_table: figures.Table) -> dict:
         "exercise": exercise,
         "id": f"class-{exercise.key}",
         "rows": rows,
-        "data": figures.chart(rows, "class", "low", "high", "reference"),
+        "data": figures.chart(rows, "class", "reference"),
     }
 
 

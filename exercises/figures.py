@@ -38,6 +38,24 @@ class Figures:
     def class_high(self) -> float | None:
         return max(self.classmates, default=None)
 
+    @property
+    def my_cv(self) -> float | None:
+        return variation(self.mine)
+
+    @property
+    def class_cv(self) -> float | None:
+        return variation(self.classmates)
+
+
+def variation(values: list[float]) -> float | None:
+    """The coefficient of variation (sample standard deviation / mean): how far the
+    same measurement scatters from run to run, whatever its scale. None below two
+    runs, where there is no spread to speak of."""
+    if len(values) < 2:
+        return None
+    mean = statistics.fmean(values)
+    return statistics.stdev(values) / mean if mean > 0 else None
+
 
 Table = dict[tuple[int, int], Figures]  # (exercise id, target id) -> figures
 
@@ -71,22 +89,25 @@ def table(
     return figures
 
 
-# What a chart may draw: its legend, and the figure of a row.
+# What a chart may draw: its legend, its kind (static/js/charts.js draws "runs" as a
+# dot per run with their median across them, "point" as one marker per target) and
+# what it takes from a row.
 SERIES = {
-    "mine": ("My runs (median)", lambda f: f.my_median),
-    "class": ("Class median", lambda f: f.class_median),
-    "low": ("Lowest", lambda f: f.class_low),
-    "high": ("Highest", lambda f: f.class_high),
-    "reference": ("Site reference", lambda f: f.reference),
+    "mine": ("My runs", "runs", lambda f: f.mine),
+    "class": ("Class runs", "runs", lambda f: f.classmates),
+    "reference": ("Site reference (published)", "point", lambda f: f.reference),
 }
 
 
 def chart(rows: list[Figures], *series: str) -> dict:
-    """One bar per target and series, as Chart.js wants it (static/js/charts.js)."""
-    return {
-        "labels": [f.target.name for f in rows],
-        "datasets": [
-            {"label": label, "data": [value(f) for f in rows]}
-            for label, value in (SERIES[name] for name in series)
-        ],
-    }
+    """Per target, every run a dot and their median a line across them, beside the
+    references: the spread of the runs stays in sight, where a bar per statistic
+    would hide it."""
+    drawn = []
+    for name in series:
+        label, kind, take = SERIES[name]
+        entry = {"label": label, "kind": kind, "values": [take(f) for f in rows]}
+        if kind == "runs":
+            entry["medians"] = [statistics.median(v) if v else None for v in entry["values"]]
+        drawn.append(entry)
+    return {"labels": [f.target.name for f in rows], "series": drawn}

@@ -29,3 +29,11 @@ def mib_and_mb(mib: float | None, digits: int = 1) -> str:
     if not mib:
         return "–"
     return f"{mib:.{digits}f} ({units.mb(mib * units.MiB):.{digits}f})"
+
+
+@register.filter
+def percent(fraction: float | None) -> str:
+    """A fraction as a percentage, '4.2 %'; '–' for none."""
+    if fraction is None:
+        return "–"
+    return f"{fraction * 100:.1f} %"

@@ -1,8 +1,70 @@
 // Draws the comparison charts with Chart.js (Debian's libjs-chart.js), and redraws
 // them when htmx swaps in fresh figures. The figures are in a JSON script next to
-// each canvas; the table beside it carries the same numbers for screen readers.
+// each canvas (exercises/figures.py: chart); the table beside it carries the same
+// numbers for screen readers.
+//
+// Each target is a column. A series of runs is drawn as one dot per run, with their
+// median as a short line across them, so the spread stays in sight; a reference is
+// one marker per target. Series sit side by side within a column.
 (function () {
   const colours = ["#1f5fa8", "#8a5a00", "#1d7a3a", "#7a3a8a"];
+  const width = 0.6; // of a column, shared by its series
+
+  // A small fixed shift per dot (0, +, -, ++, --, ...), so equal figures do not hide
+  // each other and a redraw puts every dot where it was.
+  function jitter(i) {
+    const k = i % 7;
+    return Math.ceil(k / 2) * (k % 2 ? 1 : -1) * 0.03;
+  }
+
+  function datasets(data) {
+    const n = data.series.length;
+    const sets = [];
+    data.series.forEach((series, s) => {
+      const colour = colours[s % colours.length];
+      const offset = n > 1 ? -width / 2 + (width * s) / (n - 1) : 0;
+      if (series.kind === "runs") {
+        const dots = [];
+        series.values.forEach((values, column) => {
+          (values || []).forEach((y, i) => dots.push({ x: column + offset + jitter(i), y }));
+        });
+        sets.push({
+          type: "scatter",
+          label: series.label,
+          data: dots,
+          backgroundColor: colour + "99",
+          borderColor: colour,
+          pointRadius: 4,
+        });
+        sets.push({
+          type: "scatter",
+          label: series.label + ": median",
+          median: true,
+          data: series.medians
+            .map((y, column) => ({ x: column + offset, y }))
+            .filter((p) => p.y !== null),
+          borderColor: colour,
+          backgroundColor: colour,
+          pointStyle: "line",
+          pointRadius: 14,
+          borderWidth: 3,
+        });
+      } else {
+        sets.push({
+          type: "scatter",
+          label: series.label,
+          data: series.values
+            .map((y, column) => ({ x: column + offset, y }))
+            .filter((p) => p.y !== null),
+          borderColor: colour,
+          backgroundColor: colour,
+          pointStyle: "rectRot",
+          pointRadius: 7,
+        });
+      }
+    });
+    return sets;
+  }
 
   function draw(canvas) {
     const source = document.getElementById(canvas.dataset.chart);
@@ -10,21 +72,49 @@
     const data = JSON.parse(source.textContent);
     const previous = Chart.getChart(canvas);
     if (previous) previous.destroy();
+    const labels = data.labels;
+    const sets = datasets(data);
+    // Room above and below the extreme dots, which a log axis puts on its edges.
+    const ys = sets.flatMap((set) => set.data.map((p) => p.y)).filter((y) => y > 0);
+    const room = ys.length ? { min: Math.min(...ys) / 1.5, max: Math.max(...ys) * 1.5 } : {};
     new Chart(canvas, {
-      type: "bar",
-      data: {
-        labels: data.labels,
-        datasets: data.datasets.map((set, i) => ({ ...set, backgroundColor: colours[i % colours.length] })),
-      },
+      type: "scatter",
+      data: { datasets: sets },
       options: {
         animation: false,
         responsive: true,
         maintainAspectRatio: false,
         scales: {
+          x: {
+            type: "linear",
+            min: -0.5,
+            max: labels.length - 0.5,
+            // One tick per target, at its column's centre.
+            afterBuildTicks: (scale) => {
+              scale.ticks = labels.map((_, value) => ({ value }));
+            },
+            ticks: { autoSkip: false, callback: (value) => labels[value] },
+            grid: { display: false },
+          },
           // The figures span from tens to tens of thousands of MiB/s.
-          y: { type: "logarithmic", title: { display: true, text: "write MiB/s (log scale)" } },
+          y: {
+            type: "logarithmic",
+            ...room,
+            title: { display: true, text: "write MiB/s (log scale)" },
+          },
         },
-        plugins: { legend: { position: "bottom" } },
+        plugins: {
+          legend: {
+            position: "bottom",
+            labels: { usePointStyle: true, filter: (item, chart) => !chart.datasets[item.datasetIndex].median },
+          },
+          tooltip: {
+            callbacks: {
+              title: (items) => labels[Math.round(items[0].parsed.x)],
+              label: (item) => `${item.dataset.label}: ${item.parsed.y.toFixed(1)} MiB/s`,
+            },
+          },
+        },
       },
     });
   }

@@ -154,8 +154,9 @@ def test_each_exercise_is_discussed_with_its_own_figures(client, people, exercis
     page = client.get(f"/courses/{course.pk}/discussion/{exercise}").content.decode()
 
     chart = json.loads(re.search(rf'id="class-{exercise}"[^>]*>(.*?)</script>', page, re.S)[1])
-    assert dict(zip(chart["labels"], chart["datasets"][0]["data"], strict=True)) == medians
-    assert chart["datasets"][0]["label"] == "Class median"
+    runs = chart["series"][0]
+    assert runs["label"] == "Class runs" and runs["kind"] == "runs"
+    assert dict(zip(chart["labels"], runs["medians"], strict=True)) == medians
     questions = course.exercises.get(key=exercise).questions
     assert questions and all(escape(q) in page for q in questions)
 
@@ -358,7 +359,9 @@ def test_one_impossible_figure_in_the_database_breaks_no_page_or_export(client, 
     client.force_login(people["instructor"])
     overview = client.get(f"/courses/{course.pk}/overview").content.decode()
     chart = re.search(r'id="class-1a"[^>]*>(.*?)</script>', overview, re.S)[1]
-    assert strict_json(chart)["datasets"][0]["data"] == [None, 110.0]  # 100 and 120 only
+    class_runs = strict_json(chart)["series"][0]
+    assert class_runs["values"] == [[], [100.0, 120.0]]  # the others left out
+    assert class_runs["medians"] == [None, 110.0]
     assert client.get(f"/courses/{course.pk}/discussion/1a").status_code == 200
     exported = strict_json(client.get(f"/courses/{course.pk}/export.json").content)
     assert sorted(r["write_mib_s"] or 0 for r in exported["runs"]) == [0, 0, 0, 0, 100.0, 120.0]
@@ -367,5 +370,5 @@ def test_one_impossible_figure_in_the_database_breaks_no_page_or_export(client, 
     client.force_login(people["trainee"])
     lab = client.get("/lab/1a/").content.decode()
     comparison = re.search(r'id="comparison-data"[^>]*>(.*?)</script>', lab, re.S)[1]
-    assert strict_json(comparison)["datasets"][1]["data"][-1] == 110.0  # class median, $TMPDIR
+    assert strict_json(comparison)["series"][1]["medians"][-1] == 110.0  # class, $TMPDIR
     assert client.get(f"/courses/{course.pk}/").status_code == 200

@@ -1,10 +1,14 @@
 """The lab pages without a browser: bad input starts nothing and says why; pages
 stay within a fixed number of queries however many runs there are."""
 
+import json
+import re
+
 import pytest
 from django.test import Client
 from django.utils import timezone
 
+from exercises.figures import variation
 from jobs.models import BenchmarkRun, RunResult, RunStatus
 
 pytestmark = pytest.mark.django_db
@@ -171,3 +175,29 @@ def test_an_unchanged_runs_panel_is_answered_with_304(client, lab_user, dev_prof
     changed = client.get("/lab/1a/", headers=headers | {"If-None-Match": etag})
     assert changed.status_code == 286  # the news, and the end of polling
     assert "Completed" in changed.content.decode()
+
+
+def test_repeated_runs_are_dots_with_their_median_and_their_spread_in_the_table(
+    client, lab_user, dev_profile
+) -> None:
+    make_runs(lab_user, dev_profile, 12)  # three runs per target: 100+i MiB/s, i = 0..11
+    client.force_login(lab_user)
+
+    page = client.get("/lab/1a/").content.decode()
+
+    chart = json.loads(re.search(r'id="comparison-data"[^>]*>(.*?)</script>', page, re.S)[1])
+    mine = chart["series"][0]
+    assert chart["labels"] == ["$HOME", "$GLOBAL", "$SCRATCH", "$TMPDIR"]
+    # Every run is a dot (no bar per statistic); the median is drawn across them.
+    assert mine["kind"] == "runs" and mine["values"][0] == [100.0, 104.0, 108.0]
+    assert mine["medians"] == [104.0, 105.0, 106.0, 107.0]
+    # The table: three runs on $HOME, whose CV is stdev 4 / mean 104 = 3.8 %.
+    compared = page.partition('<table class="figures">')[2]
+    home = re.search(r"\$HOME</a></th>(.*?)</tr>", compared, re.S)[1]
+    assert re.findall(r'<td class="num">([^<]*)</td>', home)[1:3] == ["3", "3.8 %"]
+
+
+def test_one_run_has_no_spread_to_speak_of() -> None:
+    assert variation([100.0]) is None
+    assert variation([]) is None
+    assert variation([90.0, 110.0]) == pytest.approx(0.1414, rel=1e-3)
