@@ -19,8 +19,11 @@ class Figures:
     target: StorageTarget
     mine: list[float] = field(default_factory=list)  # MiB/s of my runs
     classmates: list[float] = field(default_factory=list)  # MiB/s of the class's runs
-    reference: float | None = None  # the site's, MiB/s
+    reference: float | None = None  # the site's write figure, MiB/s
     reference_source: str = ""
+    # The site's figures by metric ("write", "read", "create", ...) as published, in
+    # their own units (exercises/templatetags/references.py shows them).
+    published: dict[str, ReferenceResult] = field(default_factory=dict)
 
     @property
     def my_median(self) -> float | None:
@@ -80,12 +83,12 @@ def table(
         for exercise_id, target_id, bytes_per_s in rows:
             if (exercise_id, target_id) in figures:
                 getattr(figures[(exercise_id, target_id)], attribute).append(mib(bytes_per_s))
-    references = ReferenceResult.objects.filter(
-        exercise__in=exercises, target__in=targets, metric=Metric.WRITE
-    )
+    references = ReferenceResult.objects.filter(exercise__in=exercises, target__in=targets)
     for ref in references:
         row = figures[(ref.exercise_id, ref.target_id)]
-        row.reference, row.reference_source = ref.mib_s, ref.source
+        row.published[ref.metric] = ref
+        if ref.metric == Metric.WRITE:
+            row.reference, row.reference_source = ref.mib_s, ref.source
     return figures
 
 

@@ -120,7 +120,9 @@ def target_facts(profile: SiteProfile) -> list[TargetFacts]:
         metric=Metric.WRITE,
         **{f"exercise__{k}": v for k, v in plain.items()},
     ).select_related("exercise"):
-        keep(ref.target_id, ref.exercise.pattern, ref.mib_s)
+        # MB/s figures converted; a write figure in ops/s (the admin allows one) is none.
+        if ref.mib_s is not None:
+            keep(ref.target_id, ref.exercise.pattern, ref.mib_s)
     if not best:
         measured = (
             RunResult.objects.with_write_figure()

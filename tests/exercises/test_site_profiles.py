@@ -1,15 +1,18 @@
-"""Loading a site profile: every shipped profile loads, and a profile naming an
-engine the portal does not have is refused whole."""
+"""Loading a site profile: every shipped profile loads, its references keep their
+metric, unit and source, and a profile with a mistake (an engine the portal does not
+have, a reference in the wrong unit or of an unknown exercise) is refused whole."""
 
 import io
+import re
 import tomllib
 
 import pytest
 from django.core.exceptions import ValidationError
 from django.core.management import call_command
+from django.core.management.base import CommandError
 
 from exercises.management.commands.load_site_profile import PROFILES, load
-from exercises.models import SiteProfile
+from exercises.models import ReferenceResult, SiteProfile
 
 pytestmark = pytest.mark.django_db
 
@@ -57,3 +60,173 @@ def test_the_dev_site_runs_fio_and_names_ior_and_mdtest_where_it_uses_them() -> 
     assert engines["1a-ior"] == engines["2b-ior"] == engines["5b"] == "ior"
     assert engines["6"] == "mdtest"
     assert {e.key for e in exercises if e.read_back} == {"5a", "5b"}
+
+
+# References: each figure keeps its metric, value, unit and source; a mistake in one
+# refuses the whole profile.
+
+
+def test_the_cri_figures_land_with_their_units_and_sources() -> None:
+    call_command("load_site_profile", "cri", stdout=io.StringIO())
+    refs = ReferenceResult.objects.filter(exercise__profile__name="cri")
+
+    def figure(exercise: str, target: str, metric: str) -> ReferenceResult:
+        return refs.get(exercise__key=exercise, target__key=target, metric=metric)
+
+    isilon = figure("ior-fpp", "isilon", "write")
+    assert (isilon.value, isilon.unit) == (864, "MB/s")
+    assert isilon.mib_s == pytest.approx(823.97, abs=0.01)
+    assert "IOR POSIX, 16 nodes, 448 cores, 1 file per process" in isilon.source
+    shared_read = figure("ior-shared", "gpfs-scratch", "read")
+    assert (shared_read.value, shared_read.unit) == (29911, "MB/s")
+    assert "single shared file" in shared_read.source
+    stat = figure("mdtest", "gpfs-data", "stat")
+    assert (stat.value, stat.unit, stat.mib_s) == (4577691, "ops/s", None)
+    assert refs.count() == 32  # IOR: 2 layouts x write/read x 4 targets; mdtest: 4 x 4
+    assert set(refs.values_list("unit", flat=True)) == {"MB/s", "ops/s"}
+
+
+def test_the_tacc_stripe_figures_are_one_clients_writes_to_work_in_mb_s() -> None:
+    call_command("load_site_profile", "tacc", stdout=io.StringIO())
+    refs = ReferenceResult.objects.filter(exercise__profile__name="tacc")
+
+    stripes = {
+        r.exercise.key: r.value for r in refs.filter(target__key="work").select_related("exercise")
+    }
+
+    assert stripes == {"stripe-2": 202, "stripe-4": 380, "stripe-8": 480}
+    assert "380-400 MB/s" in refs.get(exercise__key="stripe-4").source
+    assert set(refs.values_list("metric", "unit")) == {("write", "MB/s")}
+
+
+def test_vsc3_keeps_its_write_figures_in_mib_s() -> None:
+    call_command("load_site_profile", "vsc3", stdout=io.StringIO())
+    refs = ReferenceResult.objects.filter(exercise__profile__name="vsc3")
+
+    assert refs.count() == 20
+    assert set(refs.values_list("metric", "unit")) == {("write", "MiB/s")}
+    assert refs.get(exercise__key="2a", target__key="tmp").value == 1428.41
+
+
+def test_loading_again_updates_the_references_and_adds_none() -> None:
+    for _ in range(2):
+        call_command("load_site_profile", "cri", stdout=io.StringIO())
+
+    assert ReferenceResult.objects.filter(exercise__profile__name="cri").count() == 32
+
+
+def cri_with(number: int = 0, **changes: object) -> dict:
+    """The CRI profile under a new name, its reference `number` changed (a value of
+    None removes the field)."""
+    data = tomllib.loads((PROFILES / "cri.toml").read_text())
+    data["profile"]["name"] = "cri-typo"
+    reference = data["references"][number]
+    for key, value in changes.items():
+        if value is None:
+            reference.pop(key)
+        else:
+            reference[key] = value
+    return data
+
+
+MDTEST_CREATE = 16  # the first mdtest reference of cri.toml, a create rate
+
+BAD_REFERENCES = {
+    "a metric that does not exist": (0, {"metric": "writes"}, "metric 'writes' is not one of"),
+    "a unit that does not exist": (0, {"unit": "GB/s"}, "unit 'GB/s' is not one of"),
+    "a bandwidth in ops/s": (
+        0,
+        {"unit": "ops/s"},
+        "a write bandwidth is given in MiB/s or MB/s, not ops/s",
+    ),
+    "file creates in MB/s": (MDTEST_CREATE, {"unit": "MB/s"}, "create is counted in ops/s"),
+    "a zero figure": (0, {"value": 0}, "value 0 is not a positive figure"),
+    "a negative figure": (0, {"value": -864}, "value -864 is not a positive figure"),
+    "no number at all": (0, {"value": "fast"}, "value 'fast' is not a number"),
+    "not a number": (0, {"value": float("nan")}, "value nan is not a positive figure"),
+    "an exercise the profile lacks": (
+        0,
+        {"exercise": "ior-fp"},
+        "no exercise 'ior-fp' in this profile (its exercises: ior-fpp, ior-shared, mdtest)",
+    ),
+    "a target the profile lacks": (0, {"target": "gpfs"}, "no target 'gpfs' in this profile (its"),
+    "no source": (0, {"source": None}, "missing source"),
+    "an empty source": (0, {"source": " "}, "say where the figure comes from"),
+    "an unknown field": (0, {"write_mb_s": 864}, "unknown field(s) write_mb_s"),
+    "a bandwidth of a metadata exercise": (
+        MDTEST_CREATE,
+        {"metric": "write", "unit": "MB/s"},
+        "exercise mdtest measures file operations per second, not write",
+    ),
+    "file operations of a bandwidth exercise": (
+        0,
+        {"metric": "stat", "unit": "ops/s"},
+        "exercise ior-fpp measures bandwidth, not stat",
+    ),
+    "the old write_mib_s beside a value": (
+        0,
+        {"write_mib_s": 824.0},
+        "write_mib_s stands alone; give metric, value and unit instead",
+    ),
+}
+
+
+@pytest.mark.parametrize("number, changes, message", BAD_REFERENCES.values(), ids=BAD_REFERENCES)
+def test_a_bad_reference_is_refused_and_nothing_is_stored(number, changes, message) -> None:
+    with pytest.raises(ValueError, match=re.escape(f"reference {number + 1}: {message}")):
+        load(cri_with(number, **changes))
+
+    assert not SiteProfile.objects.filter(name="cri-typo").exists()
+    assert not ReferenceResult.objects.exists()
+
+
+def test_a_read_figure_of_an_exercise_that_never_reads_is_refused() -> None:
+    data = tomllib.loads((PROFILES / "vsc3.toml").read_text())
+    data["profile"]["name"] = "vsc3-read"
+    data["references"][0] |= {"metric": "read"}
+
+    with pytest.raises(ValueError, match="exercise 1a does not read its data back"):
+        load(data)
+
+    assert not SiteProfile.objects.filter(name="vsc3-read").exists()
+
+
+def test_a_figure_given_twice_is_refused() -> None:
+    data = cri_with()
+    data["references"].append(dict(data["references"][0], value=900))
+
+    with pytest.raises(ValueError, match="write of ior-fpp on isilon is given twice"):
+        load(data)
+
+    assert not SiteProfile.objects.filter(name="cri-typo").exists()
+
+
+def test_the_command_names_the_file_and_the_mistake(tmp_path, monkeypatch) -> None:
+    import exercises.management.commands.load_site_profile as command
+
+    monkeypatch.setattr(command, "PROFILES", tmp_path)
+    text = (PROFILES / "cri.toml").read_text().replace('unit = "MB/s"', 'unit = "MB/sec"', 1)
+    (tmp_path / "cri.toml").write_text(text)
+
+    with pytest.raises(CommandError, match=r"cri.toml: reference 1: unit 'MB/sec' is not one of"):
+        call_command("load_site_profile", "cri", stdout=io.StringIO())
+
+    assert not SiteProfile.objects.filter(name="cri").exists()
+
+
+def test_the_old_write_mib_s_still_reads_as_a_write_figure_in_mib_s() -> None:
+    data = tomllib.loads((PROFILES / "vsc3.toml").read_text())
+    data["profile"]["name"] = "vsc3-2019"
+    data["references"] = [
+        {"exercise": "1a", "target": "home", "write_mib_s": 237.37, "source": "course, 2019"}
+    ]
+
+    load(data)
+
+    ref = ReferenceResult.objects.get(exercise__profile__name="vsc3-2019")
+    assert (ref.metric, ref.value, ref.unit, ref.source) == (
+        "write",
+        237.37,
+        "MiB/s",
+        "course, 2019",
+    )

@@ -1,8 +1,23 @@
 """Loads exercises/profiles/NAME.toml into the database (again: it updates).
 
 A target may carry a `[targets.quota]` table (collector, filesystem): how its usage is
-collected, see exercises/quota/sources.py."""
+collected, see exercises/quota/sources.py.
 
+A reference is a figure the site published for an exercise on a target, kept in the
+unit it was published in, with where it comes from:
+
+    [[references]]
+    exercise = "ior-fpp"
+    target = "gpfs-data"
+    metric = "write"     # write, read (bandwidth); create, stat, file_read, remove
+    value = 14537
+    unit = "MB/s"        # MiB/s or MB/s for a bandwidth, ops/s for file operations
+    source = "CRI storage talk: IOR POSIX, 16 nodes, 448 cores, 1 file per process"
+
+The older `write_mib_s = 237.37` (with no metric, value or unit) still reads as a
+write figure in MiB/s, so profiles written before units were kept load unchanged."""
+
+import math
 import tomllib
 from pathlib import Path
 from typing import Any
@@ -11,12 +26,23 @@ from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import transaction
 
-from exercises.models import Exercise, ReferenceResult, SiteProfile, StorageTarget
+from exercises.models import (
+    BANDWIDTH_METRICS,
+    Exercise,
+    Metric,
+    ReferenceResult,
+    SiteProfile,
+    StorageTarget,
+    Unit,
+)
 from exercises.quota.sources import save_quota_source
 
 PROFILES = Path(__file__).resolve().parents[2] / "profiles"
 TARGET_FIELDS = [f.name for f in StorageTarget._meta.fields if f.name not in ("id", "profile")]
 EXERCISE_FIELDS = [f.name for f in Exercise._meta.fields if f.name not in ("id", "profile")]
+REFERENCE_FIELDS = {"exercise", "target", "metric", "value", "unit", "source"}
+LEGACY_REFERENCE_FIELDS = {"exercise", "target", "write_mib_s", "source"}
+BANDWIDTH_UNITS = (Unit.MIB_S, Unit.MB_S)
 
 
 class Command(BaseCommand):
@@ -73,15 +99,85 @@ def load(data: dict[str, Any]) -> SiteProfile:
             defaults={"order": order, **_pick(item, EXERCISE_FIELDS, "exercise")},
         )
         exercise.full_clean()
-    for item in data.get("references", []):
+    seen: set[tuple[str, str, str]] = set()
+    for number, item in enumerate(data.get("references", []), start=1):
+        reference = _reference(profile, item, f"reference {number}")
+        key = (reference.exercise.key, reference.target.key, reference.metric)
+        if key in seen:
+            raise ValueError(
+                f"reference {number}: {key[2]} of {key[0]} on {key[1]} is given twice; keep one"
+            )
+        seen.add(key)
         ReferenceResult.objects.update_or_create(
-            exercise=profile.exercises.get(key=item["exercise"]),
-            target=profile.targets.get(key=item["target"]),
-            metric="write",
-            defaults={
-                "value": item["write_mib_s"],
-                "unit": "MiB/s",
-                "source": item.get("source", ""),
-            },
+            exercise=reference.exercise,
+            target=reference.target,
+            metric=reference.metric,
+            defaults={k: getattr(reference, k) for k in ("value", "unit", "source")},
         )
     return profile
+
+
+def _reference(profile: SiteProfile, item: dict[str, Any], which: str) -> ReferenceResult:
+    """A [[references]] entry checked against the profile: a figure of a metric the
+    exercise measures, in a unit that metric comes in, with its source. Raises
+    ValueError saying what to fix."""
+    if "write_mib_s" in item:  # the format before units were kept
+        unknown = set(item) - LEGACY_REFERENCE_FIELDS
+        if unknown:
+            raise ValueError(
+                f"{which}: write_mib_s stands alone; give metric, value and unit instead"
+                if unknown & REFERENCE_FIELDS
+                else f"{which}: unknown field(s) {', '.join(sorted(unknown))}"
+            )
+        legacy = {"metric": Metric.WRITE, "value": item["write_mib_s"], "unit": Unit.MIB_S}
+        item = {k: v for k, v in item.items() if k != "write_mib_s"} | legacy
+    unknown = set(item) - REFERENCE_FIELDS
+    if unknown:
+        raise ValueError(f"{which}: unknown field(s) {', '.join(sorted(unknown))}")
+    missing = sorted(REFERENCE_FIELDS - set(item))
+    if missing:
+        raise ValueError(f"{which}: missing {', '.join(missing)}")
+    exercise = profile.exercises.filter(key=item["exercise"]).first()
+    if exercise is None:
+        known = ", ".join(profile.exercises.values_list("key", flat=True))
+        raise ValueError(
+            f"{which}: no exercise {item['exercise']!r} in this profile (its exercises: {known})"
+        )
+    target = profile.targets.filter(key=item["target"]).first()
+    if target is None:
+        known = ", ".join(profile.targets.values_list("key", flat=True))
+        raise ValueError(
+            f"{which}: no target {item['target']!r} in this profile (its targets: {known})"
+        )
+    metric, unit, value = item["metric"], item["unit"], item["value"]
+    if metric not in Metric.values:
+        raise ValueError(f"{which}: metric {metric!r} is not one of {', '.join(Metric.values)}")
+    if unit not in Unit.values:
+        raise ValueError(f"{which}: unit {unit!r} is not one of {', '.join(Unit.values)}")
+    bandwidth = metric in BANDWIDTH_METRICS
+    if bandwidth and unit not in BANDWIDTH_UNITS:
+        raise ValueError(f"{which}: a {metric} bandwidth is given in MiB/s or MB/s, not {unit}")
+    if not bandwidth and unit != Unit.OPS_S:
+        raise ValueError(f"{which}: {metric} is counted in ops/s, not {unit}")
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise ValueError(f"{which}: value {value!r} is not a number")
+    if not (math.isfinite(value) and value > 0):
+        raise ValueError(f"{which}: value {value} is not a positive figure")
+    if not str(item["source"]).strip():
+        raise ValueError(f"{which}: say where the figure comes from (talk, year, conditions)")
+    # A figure the exercise's runs never produce would never be compared with anything.
+    if bandwidth == exercise.measures_metadata:
+        measured = "file operations per second" if bandwidth else "bandwidth"
+        raise ValueError(f"{which}: exercise {exercise.key} measures {measured}, not {metric}")
+    if metric == Metric.READ and not exercise.read_back:
+        raise ValueError(f"{which}: exercise {exercise.key} does not read its data back")
+    reference = ReferenceResult(
+        exercise=exercise,
+        target=target,
+        metric=metric,
+        value=value,
+        unit=unit,
+        source=item["source"],
+    )
+    reference.full_clean(validate_constraints=False)  # e.g. a source over 200 characters
+    return reference
