@@ -5,10 +5,18 @@ compares (the lab, a target's page, a course's pages), and one chart builder."""
 import statistics
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from datetime import datetime
 
 from django.db.models import QuerySet
+from django.utils import timezone
 
-from exercises.models import Exercise, Metric, ReferenceResult, StorageTarget
+from exercises.models import (
+    Exercise,
+    MeasuredReference,
+    Metric,
+    ReferenceResult,
+    StorageTarget,
+)
 from jobs.models import RunResult
 from portal.units import mib
 
@@ -24,6 +32,20 @@ class Figures:
     # The site's figures by metric ("write", "read", "create", ...) as published, in
     # their own units (exercises/templatetags/references.py shows them).
     published: dict[str, ReferenceResult] = field(default_factory=dict)
+    # The site's own write figure, MiB/s: the median of its last calibration, with the
+    # lowest and highest run (exercises/calibration.py).
+    measured: float | None = None
+    measured_low: float | None = None
+    measured_high: float | None = None
+    measured_at: datetime | None = None
+
+    @property
+    def measured_text(self) -> str:
+        """'812.3 (790.1–845.0), 2025-05-01'; '–' before any calibration."""
+        if self.measured is None:
+            return "–"
+        when = timezone.localdate(self.measured_at)
+        return f"{self.measured:.1f} ({self.measured_low:.1f}–{self.measured_high:.1f}), {when}"
 
     @property
     def my_median(self) -> float | None:
@@ -71,7 +93,7 @@ def table(
     classmates: QuerySet[RunResult] | None = None,
 ) -> Table:
     """Figures for every exercise on every target, from the results given (one
-    query each) and the site's references (one query)."""
+    query each), the site's references (one query) and its measured ones (one)."""
     exercises, targets = list(exercises), list(targets)
     figures = {(e.pk, t.pk): Figures(e, t) for e in exercises for t in targets}
     for results, attribute in ((mine, "mine"), (classmates, "classmates")):
@@ -89,6 +111,12 @@ def table(
         row.published[ref.metric] = ref
         if ref.metric == Metric.WRITE:
             row.reference, row.reference_source = ref.mib_s, ref.source
+    measured = MeasuredReference.objects.filter(
+        exercise__in=exercises, target__in=targets, metric=Metric.WRITE
+    ).values_list("exercise_id", "target_id", "median", "low", "high", "measured_at")
+    for exercise_id, target_id, *figures_measured in measured:
+        row = figures[(exercise_id, target_id)]
+        row.measured, row.measured_low, row.measured_high, row.measured_at = figures_measured
     return figures
 
 
@@ -99,6 +127,7 @@ SERIES = {
     "mine": ("My runs", "runs", lambda f: f.mine),
     "class": ("Class runs", "runs", lambda f: f.classmates),
     "reference": ("Site reference (published)", "point", lambda f: f.reference),
+    "measured": ("Measured here (calibration median)", "point", lambda f: f.measured),
 }
 
 

@@ -1,4 +1,5 @@
-"""Celery tasks of the teaching domain: thin, the work is in exercises/quota/."""
+"""Celery tasks of the teaching domain: thin, the work is in exercises/quota/ and
+exercises/calibration.py."""
 
 import logging
 
@@ -6,6 +7,7 @@ from celery import shared_task
 from django.conf import settings
 from django.core.cache import cache
 
+from exercises import calibration
 from exercises.models import SiteProfile
 from exercises.quota.collectors import collect_all
 
@@ -39,3 +41,11 @@ def collect_quotas() -> None:
             log.warning("quotas: %s", note)
     finally:
         cache.delete(COLLECT_LOCK_KEY)
+
+
+@shared_task
+def advance_calibrations() -> None:
+    """Beat, every SYNC_INTERVAL_SECONDS: each calibration round going starts its next
+    runs as slots free up, or keeps its figures once its runs have ended. Idempotent:
+    a round's row is held while it moves (exercises/calibration.py: advance)."""
+    calibration.advance_all()

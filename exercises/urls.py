@@ -1,10 +1,18 @@
 from django.urls import path
 
-from exercises import course_views, storage_views, views
+from exercises import calibration_views, course_views, storage_views, views
 
 app_name = "exercises"
 urlpatterns = [
     path("lab/", views.exercise_list, name="exercise-list"),
+    # Before lab/<key>/: "calibration" is no exercise.
+    path("lab/calibration/", calibration_views.calibration_page, name="calibration"),
+    path("lab/calibration/start", calibration_views.calibration_start, name="calibration-start"),
+    path(
+        "lab/calibration/<int:pk>/cancel",
+        calibration_views.calibration_cancel,
+        name="calibration-cancel",
+    ),
     path("lab/<slug:key>/", views.exercise_detail, name="exercise-detail"),
     path("lab/<slug:key>/runs", views.exercise_start, name="exercise-start"),
     path("storage/", storage_views.my_storage, name="my-storage"),

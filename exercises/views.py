@@ -73,7 +73,7 @@ def _panel_context(request: HttpRequest, exercise: Exercise) -> dict:
         "exercise": exercise,
         "runs": runs,
         "figures": figures,
-        "chart": chart(figures, "mine", "class", "reference"),
+        "chart": chart(figures, "mine", "class", "reference", "measured"),
         "polling": any(run.status in ACTIVE_STATUSES for run in runs),
     }
 

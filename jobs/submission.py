@@ -25,7 +25,7 @@ from django.utils import timezone
 from kombu.exceptions import OperationalError as BrokerUnavailable
 from pydantic import ValidationError
 
-from exercises.models import Course, Exercise, StorageTarget
+from exercises.models import Calibration, Course, Exercise, StorageTarget
 from jobs.engines import Workload, get_engine
 from jobs.engines.base import validation_reason
 from jobs.models import IN_SLURM_STATUSES, BenchmarkRun, RunStatus
@@ -54,6 +54,7 @@ def start_run(
     time_limit_minutes: int = 10,
     exercise: Exercise | None = None,
     course: Course | None = None,
+    calibration: Calibration | None = None,
 ) -> BenchmarkRun:
     """Saves a queued run; its submission is enqueued once the row is committed.
     No rule is checked here: the lab's rules (caps, quota, course) are in
@@ -65,6 +66,7 @@ def start_run(
         target=target,
         exercise=exercise,
         course=course,
+        calibration=calibration,
         target_directory=target.directory_for(account.username),
         in_memory=target.in_memory,
         engine=engine,

@@ -341,6 +341,13 @@ SITE_PROFILE = os.getenv("SITE_PROFILE", "dev")
 MAX_ACTIVE_RUNS_PER_USER = envint("MAX_ACTIVE_RUNS_PER_USER", "8")
 # How often a trainee's lab panel takes in the class's new results (their own: at once).
 CLASS_REFRESH_SECONDS = envint("CLASS_REFRESH_SECONDS", "10")
+# Runs of a calibration round going at once (exercises/calibration.py): the round
+# measures the site, so it must not crowd the node or queue ahead of the users.
+CALIBRATION_PARALLEL = envint("CALIBRATION_PARALLEL", "2")
+if CALIBRATION_PARALLEL < 1:
+    raise ImproperlyConfigured(
+        f"CALIBRATION_PARALLEL must be 1 or more, not {CALIBRATION_PARALLEL}"
+    )
 
 # Benchmark runs. Jobs post their output to PORTAL_CALLBACK_URL, which compute
 # nodes must reach.
@@ -378,6 +385,11 @@ QUOTA_QUEUE = "quotas"
 CELERY_TASK_ROUTES = {"exercises.tasks.collect_quotas": {"queue": QUOTA_QUEUE}}
 CELERY_BEAT_SCHEDULE = {
     "sync-runs": {"task": "jobs.tasks.sync_runs", "schedule": SYNC_INTERVAL_SECONDS},
+    # Starts the next runs of a calibration round as slots free up; ends finished rounds.
+    "advance-calibrations": {
+        "task": "exercises.tasks.advance_calibrations",
+        "schedule": SYNC_INTERVAL_SECONDS,
+    },
     "collect-quotas": {
         "task": "exercises.tasks.collect_quotas",
         "schedule": QUOTA_INTERVAL_SECONDS,

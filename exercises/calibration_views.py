@@ -1,0 +1,101 @@
+"""The calibration page: start a round, follow it, cancel it, and the site's measured
+references beside the published ones (exercises/calibration.py does the work).
+
+Who may: instructors and staff (courses.can_teach), the people who already set up
+what a site teaches. A round runs as the clicking person's own cluster account, so
+Slurm's accounting shows who measured; a trainee gets a 403, like the other
+instructor-only pages (course_create).
+"""
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import HttpRequest, HttpResponse, HttpResponseForbidden
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_POST
+
+from exercises import calibration, courses, lab
+from exercises.models import Calibration, Metric, ReferenceResult
+from portal.models import ClusterAccount
+from portal.polling import poll_answer, unchanged
+
+REPEAT_CHOICES = (1, 3, 5)
+REFUSED = "Only instructors and staff calibrate the site."
+
+
+@login_required
+def calibration_page(request: HttpRequest) -> HttpResponse:
+    if not courses.can_teach(request.user):
+        return HttpResponseForbidden(REFUSED)
+    profile = lab.active_profile()
+    latest = profile.calibrations.select_related("started_by").first()
+    now = calibration.progress(latest) if latest else None
+    if request.htmx:
+        # The round's progress, polled every 2 s while it goes.
+        version = now.version if now else None
+        if not_modified := unchanged(request, version):
+            return not_modified
+        response = render(request, "exercises/calibration.html#round-progress", {"now": now})
+        going = latest is not None and latest.finished_at is None
+        return poll_answer(response, still_polling=going, version=version)
+    measured = calibration.measured_table(profile)
+    published = {
+        (ref.exercise_id, ref.target_id, ref.metric): ref
+        for ref in ReferenceResult.objects.filter(exercise__profile=profile)
+    }
+    ctx = {
+        "profile": profile,
+        "now": now,
+        "account": ClusterAccount.objects.filter(user=request.user).first(),
+        "repeat_choices": REPEAT_CHOICES,
+        "rows": [(m, published.get((m.exercise_id, m.target_id, m.metric))) for m in measured],
+        "bandwidth": {Metric.WRITE, Metric.READ},
+    }
+    return render(request, "exercises/calibration.html", ctx)
+
+
+@require_POST
+@login_required
+def calibration_start(request: HttpRequest) -> HttpResponse:
+    if not courses.can_teach(request.user):
+        return HttpResponseForbidden(REFUSED)
+    try:
+        repeat = int(request.POST.get("repeat", ""))
+    except ValueError:
+        repeat = 0
+    if repeat not in REPEAT_CHOICES:
+        messages.error(request, "Choose how often each run repeats: 1, 3 or 5 times.")
+        return redirect("exercises:calibration")
+    profile = lab.active_profile()
+    try:
+        started = calibration.start_round(request.user, profile, repeat=repeat)
+    except calibration.CalibrationRefused as refused:
+        messages.error(request, str(refused))
+        return redirect("exercises:calibration")
+    total = calibration.progress(started).total
+    messages.info(request, f"Calibration started: {total} runs, a few at a time.")
+    return redirect("exercises:calibration")
+
+
+@require_POST
+@login_required
+def calibration_cancel(request: HttpRequest, pk: int) -> HttpResponse:
+    if not courses.can_teach(request.user):
+        return HttpResponseForbidden(REFUSED)
+    round_ = Calibration.objects.filter(pk=pk, profile=lab.active_profile()).first()
+    if round_ is None:
+        messages.error(request, "No such calibration round of this site.")
+        return redirect("exercises:calibration")
+    try:
+        stuck = calibration.cancel_round(round_.pk, request.user)
+    except calibration.CalibrationRefused as refused:
+        messages.error(request, str(refused))
+        return redirect("exercises:calibration")
+    if stuck:
+        messages.warning(
+            request,
+            f"Calibration cancelled; Slurm could not cancel {stuck} of its runs now. They end "
+            "by their time limit, and their figures are not kept.",
+        )
+    else:
+        messages.info(request, "Calibration cancelled; its figures are not kept.")
+    return redirect("exercises:calibration")

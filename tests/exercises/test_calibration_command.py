@@ -1,0 +1,138 @@
+"""`manage.py calibrate` as an administrator types it: a refused start says why in one
+line, exits non-zero and starts nothing; a good one says which round it started."""
+
+import pytest
+from django.core.management import ManagementUtility, base
+
+from exercises.models import Calibration, MeasuredReference
+from jobs.models import BenchmarkRun, RunResult, RunStatus
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture(autouse=True)
+def keep_the_test_connection(monkeypatch) -> None:
+    # A command run from a shell closes the database connections at its end; here that
+    # would close the test's transaction under it.
+    monkeypatch.setattr(base.connections, "close_all", lambda: None)
+
+
+def calibrate(capsys, *args: str) -> tuple[int, str, str]:
+    """Runs the command as from a shell: (exit status, stdout, stderr)."""
+    try:
+        ManagementUtility(["manage.py", "calibrate", *args]).execute()
+        status = 0
+    except SystemExit as e:
+        status = e.code
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+@pytest.fixture
+def staff(make_user):
+    return make_user("sl-calib", staff=True)
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--user", "nobody-here"], "No portal user 'nobody-here'. Name an existing login"),
+        ([], "Say whose cluster account runs the jobs: --user NAME"),
+        (["--repeat", "0"], "--repeat takes a whole number from 1 to 20, not '0'."),
+        (["--repeat", "21"], "--repeat takes a whole number from 1 to 20, not '21'."),
+        (["--repeat", "five"], "--repeat takes a whole number from 1 to 20, not 'five'."),
+        (["--profile", "atlantis"], "No site profile 'atlantis' is loaded: load it with"),
+        (["--exercises", "1a,9z"], "has no exercise 9z; its exercises are 1a, 1b,"),
+        (["--targets", "tape"], "has no target tape; its targets are home, global,"),
+        (["--wait", "--timeout", "-1"], "--timeout takes a whole number from 1 to 86400"),
+    ],
+)
+def test_a_refused_start_is_one_line_and_a_non_zero_exit(
+    capsys, dev_profile, staff, args, message
+) -> None:
+    user = [] if "--user" in args or args == [] else ["--user", staff.username]
+
+    status, out, err = calibrate(capsys, *user, *args)
+
+    assert status == 1
+    assert err.count("\n") == 1 and err.startswith("CommandError: ")
+    assert message in err
+    assert not Calibration.objects.exists() and not BenchmarkRun.objects.exists()
+
+
+def test_a_user_without_cluster_account_is_told_what_to_do(capsys, dev_profile, make_user):
+    status, _, err = calibrate(capsys, "--user", make_user().username)
+
+    assert status == 1 and err.count("\n") == 1
+    assert "has no cluster account, and a calibration's jobs run as one. Link one" in err
+    assert not Calibration.objects.exists()
+
+
+def test_a_second_round_is_refused_while_one_goes(capsys, dev_profile, staff) -> None:
+    assert calibrate(capsys, "--user", staff.username, "--repeat", "1")[0] == 0
+
+    status, _, err = calibrate(capsys, "--user", staff.username)
+
+    assert status == 1 and err.count("\n") == 1 and "is still going" in err
+    assert Calibration.objects.count() == 1
+
+
+def test_it_starts_a_round_and_says_how_to_follow_it(capsys, dev_profile, staff, settings):
+    settings.CALIBRATION_PARALLEL = 2
+
+    status, out, _ = calibrate(
+        capsys, "--user", staff.username, "--repeat", "3", "--exercises", "1a,2a", "--targets",
+        "tmp",
+    )  # fmt: skip
+
+    round_ = Calibration.objects.get()
+    assert status == 0
+    assert f"Calibration round {round_.pk} of Dev" in out
+    assert "started: 6 runs as sl-calib, at most 2 at a time" in out
+    assert "/lab/calibration/" in out
+    assert round_.repeat == 3 and round_.started_by == staff
+    assert round_.runs.count() == 2
+
+
+def test_if_unmeasured_starts_nothing_once_the_site_is_measured(capsys, dev_profile, staff):
+    args = ("--user", staff.username, "--repeat", "1", "--if-unmeasured", "--targets", "tmp")
+    assert calibrate(capsys, *args)[0] == 0
+    assert Calibration.objects.count() == 1
+
+    status, out, _ = calibrate(capsys, *args)
+    assert status == 0 and "is going already; nothing started." in out
+
+    Calibration.objects.update(finished_at="2026-01-01T00:00Z")
+    exercise, target = dev_profile.exercises.first(), dev_profile.targets.first()
+    MeasuredReference.objects.create(exercise=exercise, target=target, median=1, low=1, high=1)
+    status, out, _ = calibrate(capsys, *args)
+    assert status == 0 and "has measured references already; nothing started." in out
+    assert Calibration.objects.count() == 1
+
+
+def test_wait_follows_the_round_and_prints_the_table(capsys, dev_profile, staff, monkeypatch):
+    # The runs end as soon as they start, as if the cluster were very fast.
+    import exercises.calibration as calibration
+
+    real_start_next = calibration._start_next
+
+    def start_and_finish(*args, **kwargs):
+        runs = real_start_next(*args, **kwargs)
+        for i, run in enumerate(runs):
+            BenchmarkRun.objects.filter(pk=run.pk).update(status=RunStatus.COMPLETED)
+            RunResult.objects.create(
+                run=run, engine="fio", processes=1, write_bytes_per_s=(100 + i) * 2**20
+            )
+        return runs
+
+    monkeypatch.setattr(calibration, "_start_next", start_and_finish)
+
+    status, out, _ = calibrate(
+        capsys, "--user", staff.username, "--repeat", "2", "--exercises", "1a", "--targets",
+        "tmp", "--wait",
+    )  # fmt: skip
+
+    assert status == 0, out
+    assert "2 of 2 runs gave figures" in out
+    assert "exercise  target   measures         median     low–high  n  unit" in out
+    assert "1a        $TMPDIR  write bandwidth   100.5  100.0–101.0  2  MiB/s" in out

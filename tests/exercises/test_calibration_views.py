@@ -1,0 +1,171 @@
+"""The calibration page: who may see and use it (instructors and staff), starting and
+cancelling a round, its polled progress, and the measured reference beside the
+published one on the pages that compare."""
+
+import pytest
+from django.contrib.auth.models import Permission
+from django.utils import timezone
+
+from exercises.calibration import start_round
+from exercises.models import Calibration, Course, MeasuredReference, ReferenceResult, Unit
+from jobs.models import BenchmarkRun, RunStatus
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def people(make_user) -> dict:
+    instructor = make_user("sl-calib-inst")
+    instructor.user_permissions.add(Permission.objects.get(codename="teach_course"))
+    return {
+        "trainee": make_user("sl-calib-tr"),
+        "instructor": instructor,
+        "staff": make_user("sl-calib-staff", staff=True),
+    }
+
+
+@pytest.mark.parametrize(
+    ("who", "allowed"), [("trainee", False), ("instructor", True), ("staff", True)]
+)
+def test_only_instructors_and_staff_may_calibrate(client, dev_profile, people, who, allowed):
+    client.force_login(people[who])
+
+    page = client.get("/lab/calibration/")
+    start = client.post("/lab/calibration/start", {"repeat": "1"})
+
+    if allowed:
+        assert page.status_code == 200 and "Calibration: Dev" in page.content.decode()
+        assert start.status_code == 302 and Calibration.objects.count() == 1
+    else:
+        assert page.status_code == 403 and start.status_code == 403
+        assert "Only instructors and staff calibrate" in page.content.decode()
+        assert not Calibration.objects.exists()
+
+
+def test_a_trainee_cannot_cancel_a_round(client, dev_profile, people) -> None:
+    round_ = start_round(people["staff"], dev_profile, repeat=1, exercise_keys=["1a"])
+    client.force_login(people["trainee"])
+
+    assert client.post(f"/lab/calibration/{round_.pk}/cancel").status_code == 403
+
+    round_.refresh_from_db()
+    assert round_.finished_at is None
+
+
+def test_an_anonymous_visitor_is_sent_to_log_in(client, dev_profile) -> None:
+    response = client.get("/lab/calibration/")
+    assert response.status_code == 302 and "/login" in response["Location"]
+
+
+def test_the_navigation_links_it_for_staff_only(client, dev_profile, people) -> None:
+    client.force_login(people["staff"])
+    assert 'href="/lab/calibration/"' in client.get("/lab/").content.decode()
+    client.force_login(people["trainee"])
+    assert 'href="/lab/calibration/"' not in client.get("/lab/").content.decode()
+
+
+def test_starting_shows_the_round_going_and_polls_it(client, dev_profile, people) -> None:
+    client.force_login(people["instructor"])
+
+    page = client.post("/lab/calibration/start", {"repeat": "3"}, follow=True).content.decode()
+
+    round_ = Calibration.objects.get()
+    total = dev_profile.exercises.count() * dev_profile.targets.count() * 3
+    assert f"Calibration started: {total} runs" in page
+    assert f"0 of {total}</strong> runs ended, 2 going" in page
+    assert 'hx-trigger="every 2s"' in page and "Cancel this calibration" in page
+    assert round_.repeat == 3 and round_.runs.first().cluster_username == "sl-calib-inst"
+
+    headers = {"HX-Request": "true"}
+    poll = client.get("/lab/calibration/", headers=headers)
+    assert poll.status_code == 200 and poll.content.decode().lstrip().startswith(
+        '<section id="round-progress"'
+    )
+    assert (
+        client.get(
+            "/lab/calibration/", headers=headers | {"If-None-Match": poll["ETag"]}
+        ).status_code
+        == 304
+    )
+
+    # Cancelled: the poll's last answer (286) shows the summary and stops.
+    client.post(f"/lab/calibration/{round_.pk}/cancel")
+    last = client.get("/lab/calibration/", headers=headers)
+    assert last.status_code == 286 and "Cancelled by" in last.content.decode()
+    assert not BenchmarkRun.objects.filter(status=RunStatus.QUEUED).exists()
+
+
+def test_a_second_round_and_a_bad_repeat_are_refused_with_a_reason(client, dev_profile, people):
+    client.force_login(people["staff"])
+    client.post("/lab/calibration/start", {"repeat": "1"})
+
+    again = client.post("/lab/calibration/start", {"repeat": "1"}, follow=True).content.decode()
+    odd = client.post("/lab/calibration/start", {"repeat": "7"}, follow=True).content.decode()
+
+    assert "is still going" in again
+    assert "Choose how often each run repeats: 1, 3 or 5 times." in odd
+    assert Calibration.objects.count() == 1
+
+
+def test_without_a_cluster_account_the_page_says_what_to_do(client, dev_profile, make_user):
+    client.force_login(make_user(staff=True))
+
+    page = client.get("/lab/calibration/").content.decode()
+    refused = client.post("/lab/calibration/start", {"repeat": "1"}, follow=True)
+
+    assert "Your login has no cluster account" in page and "Calibrate</button>" not in page
+    assert "has no cluster account" in refused.content.decode()
+    assert not Calibration.objects.exists()
+
+
+@pytest.fixture
+def measured_1a_home(dev_profile) -> MeasuredReference:
+    exercise = dev_profile.exercises.get(key="1a")
+    target = dev_profile.targets.get(key="home")
+    ReferenceResult.objects.update_or_create(
+        exercise=exercise, target=target, metric="write",
+        defaults={"value": 864.0, "unit": Unit.MB_S, "source": "test talk"},
+    )  # fmt: skip
+    when = timezone.make_aware(timezone.datetime(2026, 5, 4, 12, 0))
+    return MeasuredReference.objects.create(
+        exercise=exercise, target=target, values=[80.0, 91.34, 120.0],
+        median=91.34, low=80.0, high=120.0, measured_at=when,
+    )  # fmt: skip
+
+
+def test_the_measured_reference_is_shown_beside_the_published_one(
+    client, dev_profile, people, measured_1a_home
+) -> None:
+    client.force_login(people["trainee"])
+
+    lab = client.get("/lab/1a/").content.decode()
+    target = client.get("/storage/home/").content.decode()
+
+    for page in (lab, target):
+        assert "Site reference (as published)" in page and ">Measured here</abbr>" in page
+        assert "91.3 (80.0–120.0), 2026-05-04" in page
+    assert '"Measured here (calibration median)"' in lab  # the chart's data
+    assert "91.34" in lab.split('id="comparison-data"')[1].split("</script>")[0]
+
+
+def test_the_calibration_page_lists_the_measured_references(
+    client, dev_profile, people, measured_1a_home
+) -> None:
+    client.force_login(people["staff"])
+
+    page = client.get("/lab/calibration/").content.decode()
+
+    assert "91.3 MiB/s" in page and "80.0–120.0" in page and "2026-05-04" in page
+    assert "864 MB/s (824 MiB/s)" in page  # published, in its own unit
+
+
+def test_the_course_overview_shows_it_too(client, dev_profile, people, measured_1a_home):
+    course = Course.objects.create(title="Calibrated course", profile=dev_profile)
+    course.instructors.add(people["instructor"])
+    course.exercises.set(dev_profile.exercises.filter(key="1a"))
+    course.targets.set(dev_profile.targets.filter(key="home"))
+    client.force_login(people["instructor"])
+
+    page = client.get(f"/courses/{course.pk}/overview").content.decode()
+
+    assert ">Measured here</abbr>" in page and "91.3 (80.0–120.0), 2026-05-04" in page
