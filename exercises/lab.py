@@ -59,7 +59,11 @@ def progress(profile: SiteProfile, user: AbstractBaseUser) -> list[Progress]:
     total = profile.targets.count()
     done_pairs = (
         BenchmarkRun.objects.filter(
-            user=user, exercise__profile=profile, status=RunStatus.COMPLETED, result__isnull=False
+            user=user,
+            exercise__profile=profile,
+            calibration=None,
+            status=RunStatus.COMPLETED,
+            result__isnull=False,
         )
         .values_list("exercise_id", "target_id")
         .distinct()
@@ -76,7 +80,9 @@ def comparison(exercise: Exercise, user: AbstractBaseUser) -> list[Figures]:
     rows = figures.table(
         [exercise],
         exercise.profile.targets.all(),
-        mine=RunResult.objects.filter(run__exercise=exercise, run__user=user),
+        mine=RunResult.objects.filter(
+            run__exercise=exercise, run__user=user, run__calibration=None
+        ),
         classmates=RunResult.objects.filter(
             run__exercise=exercise, run__course__enrollments__user=user
         ),
@@ -86,7 +92,8 @@ def comparison(exercise: Exercise, user: AbstractBaseUser) -> list[Figures]:
 
 def my_runs(exercise: Exercise, user: AbstractBaseUser, limit: int = 20) -> list[BenchmarkRun]:
     return list(
-        BenchmarkRun.objects.filter(exercise=exercise, user=user)
+        # A calibration's runs are the site's (the calibration page follows them).
+        BenchmarkRun.objects.filter(exercise=exercise, user=user, calibration=None)
         .select_related("target", "result")
         .order_by("-created_at")[:limit]
     )
@@ -94,7 +101,7 @@ def my_runs(exercise: Exercise, user: AbstractBaseUser, limit: int = 20) -> list
 
 def target_figures(target: StorageTarget, user: AbstractBaseUser) -> list[Figures]:
     """Per exercise: what I measured on this target, and the site's reference."""
-    mine = RunResult.objects.filter(run__target=target, run__user=user)
+    mine = RunResult.objects.filter(run__target=target, run__user=user, run__calibration=None)
     return list(figures.table(target.profile.exercises.all(), [target], mine=mine).values())
 
 

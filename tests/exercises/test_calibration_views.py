@@ -8,7 +8,7 @@ from django.utils import timezone
 
 from exercises.calibration import start_round
 from exercises.models import Calibration, Course, MeasuredReference, ReferenceResult, Unit
-from jobs.models import BenchmarkRun, RunStatus
+from jobs.models import BenchmarkRun, RunResult, RunStatus
 
 pytestmark = pytest.mark.django_db
 
@@ -169,3 +169,19 @@ def test_the_course_overview_shows_it_too(client, dev_profile, people, measured_
     page = client.get(f"/courses/{course.pk}/overview").content.decode()
 
     assert ">Measured here</abbr>" in page and "91.3 (80.0–120.0), 2026-05-04" in page
+
+
+def test_a_calibrations_runs_are_not_the_starters_own_runs(client, dev_profile, people) -> None:
+    staff = people["staff"]
+    round_ = start_round(staff, dev_profile, repeat=1, exercise_keys=["1a"], target_keys=["tmp"])
+    run = round_.runs.get()
+    BenchmarkRun.objects.filter(pk=run.pk).update(status=RunStatus.COMPLETED)
+    RunResult.objects.create(run=run, engine="fio", processes=1, write_bytes_per_s=2**30)
+    client.force_login(staff)
+
+    lab = client.get("/lab/1a/").content.decode()
+    target = client.get("/storage/tmp/").content.decode()
+
+    assert str(run.key) not in lab and "No runs yet" in lab
+    assert "1024.0 (" not in lab and "1024.0 (" not in target
+    assert "of 4 targets" in client.get("/lab/").content.decode()
