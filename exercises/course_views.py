@@ -15,7 +15,7 @@ from exercises import courses, lab
 from exercises.forms import CourseForm, JoinCourseForm
 from exercises.models import Course, Enrollment
 from jobs.engines.base import plausible
-from jobs.models import ACTIVE_STATUSES, BenchmarkRun
+from jobs.models import ACTIVE_STATUSES, BenchmarkRun, RunStatus
 from jobs.slurm import SlurmError
 from jobs.submission import cancel
 from portal import units
@@ -141,17 +141,19 @@ def course_discussion(request: HttpRequest, pk: int, key: str) -> HttpResponse:
 @require_POST
 @login_required
 def participant_action(request: HttpRequest, pk: int, user_id: int, action: str) -> HttpResponse:
-    """Cancel a trainee's active runs, or reset them: cancel, and take every run of
-    theirs out of the course (the runs themselves stay in their history)."""
+    """Cancel a trainee's unfinished runs, or reset them: cancel, and take every run
+    of theirs out of the course (the runs themselves stay in their history)."""
     course = courses.course_for_instructor(request.user, pk)
     enrollment = get_object_or_404(course.enrollments.select_related("user"), user_id=user_id)
     runs = BenchmarkRun.objects.filter(course=course, user=enrollment.user)
     failed = 0
-    for run in runs.filter(status__in=ACTIVE_STATUSES):
-        try:
-            cancel(run)
-        except SlurmError:
-            failed += 1
+    # The waiting ones first: the slots the others free must not start them.
+    for status in ([RunStatus.WAITING], ACTIVE_STATUSES):
+        for run in runs.filter(status__in=status):
+            try:
+                cancel(run)
+            except SlurmError:
+                failed += 1
     if action == "reset":
         runs.update(course=None)
     name = enrollment.user.get_username()

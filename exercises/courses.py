@@ -16,7 +16,7 @@ from django.utils.safestring import SafeString, mark_safe
 from exercises import figures
 from exercises.models import Course, Exercise, StorageTarget
 from jobs.engines.base import plausible
-from jobs.models import ACTIVE_STATUSES, BenchmarkRun, RunResult
+from jobs.models import BenchmarkRun, RunResult, RunStatus
 from portal.units import mib
 
 # A run this many times above or below the class median is flagged for a look.
@@ -76,10 +76,6 @@ def open_courses_for(
     }
 
 
-def active_runs_in(course: Course, user: AbstractBaseUser) -> int:
-    return BenchmarkRun.objects.filter(course=course, user=user, status__in=ACTIVE_STATUSES).count()
-
-
 @dataclass
 class Participant:
     """One row of the instructor grid: who, and where their row's actions post."""
@@ -109,11 +105,13 @@ class Cell:
         figure = f"<br>{self.mib_s:.1f} MiB/s" if self.mib_s else ""  # a number: no markup
         flag = OUTLIER_HTML if self.outlier else ""
         outlier = " outlier" if self.outlier else ""
-        cell = f'<td class="cell{outlier}"><span class="status {status}">{status}</span>'
+        why = WAITING_TITLE if self.status == RunStatus.WAITING else ""
+        cell = f'<td class="cell{outlier}"><span class="status {status}"{why}>{status}</span>'
         return mark_safe(f"{cell}{figure}{flag}</td>")  # noqa: S308 -- escaped above
 
 
 NO_RUN = Cell()
+WAITING_TITLE = f' title="{RunStatus.WAITING.label}"'
 NO_RUN_HTML = '<td class="cell"><span class="muted">–</span></td>'
 OUTLIER_HTML = (
     ' <span title="far from the class median" aria-label="far from the class median">⚠</span>'

@@ -1,6 +1,7 @@
 from django import forms
 
 from exercises.models import SiteProfile
+from exercises.start import REPEATS
 
 
 class StartRunsForm(forms.Form):
@@ -10,6 +11,20 @@ class StartRunsForm(forms.Form):
             "required": "Choose at least one storage target to run the exercise on.",
             "invalid_choice": "%(value)s is not a storage target of this site. Choose one "
             "of the targets listed.",
+        },
+    )
+    # Left out (an older page, a script): once.
+    repeat = forms.TypedChoiceField(
+        label="Runs on each target",
+        choices=[(str(n), "once" if n == 1 else f"×{n}") for n in REPEATS],
+        coerce=int,
+        required=False,
+        empty_value=1,
+        initial="1",
+        widget=forms.RadioSelect,
+        error_messages={
+            "invalid_choice": "%(value)s is not a number of runs the lab offers: run "
+            f"each target {', '.join(map(str, REPEATS[:-1]))} or {REPEATS[-1]} times."
         },
     )
 

@@ -1,18 +1,23 @@
 """Starting runs of an exercise: the rules every caller goes through.
 
-`start_runs` starts one run per chosen target, or none at all, and raises
+`start_runs` saves `repeat` runs per chosen target, or none at all, and raises
 StartRefused with what to tell the user. The rules, in this order:
 
 1. the user has a cluster account (jobs run as it);
-2. every target is one of the exercise's site;
-3. the user's active runs stay within MAX_ACTIVE_RUNS_PER_USER;
-4. the run's files fit in what is left of the user's quota on each target
+2. every target is one of the exercise's site, and the repeat one of REPEATS;
+3. the run's files fit in what is left of the user's quota on each target
    (the check itself: exercises/quota/checks.py);
-5. each run counts for the first open course the user joined that teaches this
-   exercise on that target, and stays within that course's cap per trainee.
+4. each run counts for the first open course the user joined that teaches this
+   exercise on that target;
+5. the runs that fit in the user's free slots (MAX_ACTIVE_RUNS_PER_USER, and each
+   course's cap per trainee) start; the others wait for a free slot and start by
+   themselves, in order, as the user's runs end (jobs/slots.py); at most
+   MAX_WAITING_RUNS_PER_USER may wait.
 
-The rules are checked and the runs saved in one transaction, holding the user's
-cluster account row: two clicks at once cannot both pass a cap.
+Runs are saved in the order target A, target B, ..., then the repeats, so that
+every target gets its first figure early. The rules are checked and the runs saved
+in one transaction, holding the user's cluster account row: two clicks at once
+cannot both take the same free slot.
 """
 
 from django.conf import settings
@@ -20,11 +25,14 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 
 from exercises import courses
-from exercises.models import Course, Exercise, StorageTarget
+from exercises.models import Exercise, StorageTarget
 from exercises.quota.checks import quota_problem
-from jobs.models import ACTIVE_STATUSES, BenchmarkRun
-from jobs.submission import start_run
+from jobs.models import BenchmarkRun, RunStatus
+from jobs.submission import queue_waiting, start_run
 from portal.models import ClusterAccount
+
+# How many runs of each chosen target one click may ask for.
+REPEATS = (1, 3, 5)
 
 
 class StartRefused(Exception):
@@ -32,9 +40,10 @@ class StartRefused(Exception):
 
 
 def start_runs(
-    user: AbstractBaseUser, exercise: Exercise, targets: list[StorageTarget]
+    user: AbstractBaseUser, exercise: Exercise, targets: list[StorageTarget], repeat: int = 1
 ) -> list[BenchmarkRun]:
-    """One run of `exercise` on each of `targets`, or StartRefused."""
+    """`repeat` runs of `exercise` on each of `targets` (queued, or waiting for a
+    slot), or StartRefused."""
     if not targets:
         raise StartRefused("Choose at least one storage target to run the exercise on.")
     foreign = [t.name for t in targets if t.profile_id != exercise.profile_id]
@@ -42,6 +51,8 @@ def start_runs(
         raise StartRefused(
             f"{', '.join(foreign)} is not a storage target of {exercise.profile.title}."
         )
+    if repeat not in REPEATS:
+        raise StartRefused(f"Runs repeat {', '.join(map(str, REPEATS))} times, not {repeat}.")
     with transaction.atomic():
         account = ClusterAccount.objects.select_for_update().filter(user=user).first()
         if account is None:
@@ -49,13 +60,12 @@ def start_runs(
                 "Your portal login has no cluster account, so no job can run for you. "
                 "Ask your instructor or the HPC support team to link one."
             )
-        _check_user_cap(user, len(targets))
         problems = [quota_problem(account, target, exercise.workload) for target in targets]
         if any(problems):
             raise StartRefused(" ".join(p for p in problems if p))
         course_for = courses.open_courses_for(user, exercise, targets)
-        _check_course_caps(user, [course_for[t.pk] for t in targets])
-        return [
+        waited = _waiting(user)
+        runs = [
             start_run(
                 account,
                 target,
@@ -64,28 +74,31 @@ def start_runs(
                 time_limit_minutes=exercise.time_limit_minutes,
                 exercise=exercise,
                 course=course_for[target.pk],
+                waiting=True,
             )
+            for _ in range(repeat)
             for target in targets
         ]
+        # Older waiting runs go first; then these, as far as the slots go.
+        queued = {run.pk: run for run in queue_waiting(user.pk)}
+        _check_waiting_cap(user, waited, len(runs))
+        # The queued ones as queue_waiting holds them: the page reads what their
+        # enqueueing said (a broker outage) once this is committed.
+        return [queued.get(run.pk, run) for run in runs]
 
 
-def _check_user_cap(user: AbstractBaseUser, asked: int) -> None:
-    active = BenchmarkRun.objects.filter(user=user, status__in=ACTIVE_STATUSES).count()
-    limit = settings.MAX_ACTIVE_RUNS_PER_USER
-    if active + asked > limit:
+def _waiting(user: AbstractBaseUser) -> int:
+    return BenchmarkRun.objects.filter(user=user, status=RunStatus.WAITING).count()
+
+
+def _check_waiting_cap(user: AbstractBaseUser, waited: int, asked: int) -> None:
+    """Raised inside the transaction: nothing of the click is saved."""
+    limit = settings.MAX_WAITING_RUNS_PER_USER
+    waiting = _waiting(user)
+    if waiting > limit:
         raise StartRefused(
-            f"You have {active} run(s) still going and asked for {asked} more; at most "
-            f"{limit} may run at once. Wait for some to finish, or cancel one, then try again."
+            f"This would leave {waiting} of your runs waiting for a free slot ({waited} "
+            f"wait already, and {asked} more were asked for); at most {limit} may wait. "
+            "Choose fewer targets or fewer repeats, or cancel some waiting runs, or try "
+            "again once some have started."
         )
-
-
-def _check_course_caps(user: AbstractBaseUser, plan: list[Course | None]) -> None:
-    for course in {course for course in plan if course}:
-        asked = plan.count(course)
-        going = courses.active_runs_in(course, user)
-        if going + asked > course.max_active_runs:
-            raise StartRefused(
-                f"In {course.title} each trainee may have {course.max_active_runs} run(s) "
-                f"going at once; you have {going} and asked for {asked} more. Wait for some "
-                "to finish, then try again."
-            )

@@ -1,3 +1,5 @@
+from collections import Counter
+
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
@@ -10,7 +12,8 @@ from exercises.figures import chart
 from exercises.forms import AdvisorForm, StartRunsForm
 from exercises.models import Exercise
 from exercises.start import StartRefused, start_runs
-from jobs.models import ACTIVE_STATUSES
+from jobs import slots
+from jobs.models import UNFINISHED_STATUSES, BenchmarkRun, RunStatus
 from portal.polling import poll_answer, unchanged
 
 
@@ -69,35 +72,60 @@ def _runs_panel(request: HttpRequest, exercise: Exercise) -> HttpResponse:
 def _panel_context(request: HttpRequest, exercise: Exercise) -> dict:
     runs = lab.my_runs(exercise, request.user)
     figures = lab.comparison(exercise, request.user)
+    if any(run.status == RunStatus.WAITING for run in runs):
+        # Its place among all my waiting runs, of every exercise (1 query more).
+        places = slots.places(request.user.pk)
+        for run in runs:
+            run.waiting_place = places.get(run.pk)
     return {
         "exercise": exercise,
         "runs": runs,
         "figures": figures,
         "chart": chart(figures, "mine", "class", "reference", "measured"),
-        "polling": any(run.status in ACTIVE_STATUSES for run in runs),
+        "polling": any(run.status in UNFINISHED_STATUSES for run in runs),
     }
 
 
 def _start_runs(request: HttpRequest, exercise: Exercise, form: StartRunsForm) -> dict:
-    """Starts one run per chosen target, or none at all: the notice says which, or why."""
+    """Starts the chosen runs (some may wait for a free slot), or none at all: the
+    notice says which, or why."""
     if not form.is_valid():
-        return {"level": "error", "text": " ".join(form.errors.get("targets", ["Invalid choice."]))}
-    targets = form.chosen_targets()
+        errors = (error for field in form.errors.values() for error in field)
+        return {"level": "error", "text": " ".join(errors)}
     try:
-        runs = start_runs(request.user, exercise, targets)
+        runs = start_runs(
+            request.user, exercise, form.chosen_targets(), form.cleaned_data["repeat"]
+        )
     except StartRefused as refused:
         return {"level": "error", "text": str(refused)}
-    names = ", ".join(t.name for t in targets)
-    started = f"Started {exercise.key} on {names}"
-    if any(run.status_reason for run in runs):
+    started = [run for run in runs if run.status == RunStatus.QUEUED]
+    waiting = len(runs) - len(started)
+    if any(run.status_reason for run in started):
         # Saved, but their submission could not be sent (jobs/submission.py: _enqueue).
         text = (
-            f"{started}, but the portal's task queue is not answering: the runs wait below "
-            "as queued and go to the cluster by themselves once it is back. Nothing to do; "
-            "you may cancel them meanwhile."
+            f"{_started(exercise, started)}, but the portal's task queue is not answering: "
+            "the runs wait below as queued and go to the cluster by themselves once it is "
+            "back. Nothing to do; you may cancel them meanwhile."
         )
         return {"level": "warning", "text": text}
-    return {"level": "info", "text": f"{started}. Results appear below."}
+    if not waiting:
+        return {"level": "info", "text": f"{_started(exercise, started)}. Results appear below."}
+    itself = "itself" if waiting == 1 else "themselves"
+    later = (
+        f"wait{'s' if waiting == 1 else ''} for a free slot and start{'s' if waiting == 1 else ''} "
+        f"by {itself} as your runs finish"
+    )
+    if not started:
+        runs_of = f"Your {waiting} run{'s' if waiting > 1 else ''} of {exercise.key}"
+        return {"level": "info", "text": f"{runs_of} {later}; nothing to do."}
+    return {"level": "info", "text": f"{_started(exercise, started)}; {waiting} more {later}."}
+
+
+def _started(exercise: Exercise, started: list[BenchmarkRun]) -> str:
+    """ "Started 1a on $HOME, $SCRATCH ×2": the targets in the order they were chosen."""
+    per_target = Counter(run.target.name for run in started)
+    names = ", ".join(name if n == 1 else f"{name} ×{n}" for name, n in per_target.items())
+    return f"Started {exercise.key} on {names}"
 
 
 @login_required

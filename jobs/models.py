@@ -25,7 +25,10 @@ class RunStatus(models.TextChoices):
     LOST = "lost", "Lost"  # Slurm no longer knows the job and no result came back
 
 
+# A run holds one of its user's slots (the caps: jobs/slots.py) from QUEUED to its end.
 ACTIVE_STATUSES = (RunStatus.QUEUED, RunStatus.SUBMITTED, RunStatus.PENDING, RunStatus.RUNNING)
+# Not ended yet: going, or waiting for a slot. Pages keep following these.
+UNFINISHED_STATUSES = (RunStatus.WAITING, *ACTIVE_STATUSES)
 IN_SLURM_STATUSES = (RunStatus.SUBMITTED, RunStatus.PENDING, RunStatus.RUNNING)
 
 
@@ -118,6 +121,11 @@ class BenchmarkRun(models.Model):
     @property
     def is_active(self) -> bool:
         return self.status in ACTIVE_STATUSES
+
+    @property
+    def is_unfinished(self) -> bool:
+        """Waiting for a slot, or going: its page follows it and it may be cancelled."""
+        return self.status in UNFINISHED_STATUSES
 
     @property
     def result_missing(self) -> bool:

@@ -15,12 +15,13 @@ from jobs.slurm.models import JobState
 S = RunStatus
 # to-status -> the statuses it may come from.
 SOURCES: dict[RunStatus, tuple[RunStatus, ...]] = {
+    S.QUEUED: (S.WAITING,),  # a slot freed up (jobs/slots.py)
     S.SUBMITTED: (S.QUEUED,),
     S.PENDING: (S.SUBMITTED,),
     S.RUNNING: (S.SUBMITTED, S.PENDING),
     S.COMPLETED: (S.SUBMITTED, S.PENDING, S.RUNNING, S.LOST),
-    S.FAILED: (S.QUEUED, S.SUBMITTED, S.PENDING, S.RUNNING, S.LOST),
-    S.CANCELLED: (S.QUEUED, S.SUBMITTED, S.PENDING, S.RUNNING, S.LOST),
+    S.FAILED: (S.WAITING, S.QUEUED, S.SUBMITTED, S.PENDING, S.RUNNING, S.LOST),
+    S.CANCELLED: (S.WAITING, S.QUEUED, S.SUBMITTED, S.PENDING, S.RUNNING, S.LOST),
     S.TIMED_OUT: (S.SUBMITTED, S.PENDING, S.RUNNING, S.LOST),
     S.LOST: (S.SUBMITTED, S.PENDING, S.RUNNING),
 }

@@ -1,20 +1,23 @@
-"""Submission: a run is saved queued, then handed to Slurm exactly once.
+"""Submission: a run is saved queued (or waiting for a slot), then handed to Slurm
+exactly once.
 
-`start_run` saves the run and enqueues `submit_run` once the row is committed.
+`start_run` saves the run and enqueues `submit_run` once the row is committed; a run
+saved waiting is enqueued by `queue_waiting` once a slot frees up (jobs/slots.py).
 The task waits for its place in the rate limit (jobs/ratelimit.py), then takes a
 lease on the run (SUBMIT_LEASE_SECONDS): a retried or duplicated task either finds
 the run held, or adopts the job an earlier attempt created instead of submitting a
 second one. The sync cycle gives a new task to queued runs whose task was lost,
 or never left (the broker was down when the run was started). A queued run that
 waits on an outage says so in its status_reason, and the trainee sees it.
-`cancel` takes a run back, before or after it reached Slurm; a cancel that comes
-while the submission is in flight is honoured by `submit` itself.
+`cancel` takes a run back, waiting, before or after it reached Slurm; a cancel that
+comes while the submission is in flight is honoured by `submit` itself.
 """
 
 import logging
 import math
 import secrets
 from datetime import timedelta
+from functools import partial
 
 from celery import shared_task
 from celery.app.task import Task
@@ -26,6 +29,7 @@ from kombu.exceptions import OperationalError as BrokerUnavailable
 from pydantic import ValidationError
 
 from exercises.models import Calibration, Course, Exercise, StorageTarget
+from jobs import slots
 from jobs.engines import Workload, get_engine
 from jobs.engines.base import validation_reason
 from jobs.models import IN_SLURM_STATUSES, BenchmarkRun, RunStatus
@@ -54,11 +58,13 @@ def start_run(
     time_limit_minutes: int = 10,
     exercise: Exercise | None = None,
     course: Course | None = None,
+    waiting: bool = False,
     calibration: Calibration | None = None,
 ) -> BenchmarkRun:
-    """Saves a queued run; its submission is enqueued once the row is committed.
-    No rule is checked here: the lab's rules (caps, quota, course) are in
-    exercises/start.py, which every page that starts runs goes through."""
+    """Saves a queued run; its submission is enqueued once the row is committed. A
+    `waiting` one waits for `queue_waiting` instead. No rule is checked here: the
+    lab's rules (caps, quota, course) are in exercises/start.py, which every page
+    that starts runs goes through."""
     get_engine(engine)  # an unknown engine fails here, before anything is saved
     run = BenchmarkRun.objects.create(
         user=account.user,
@@ -72,11 +78,33 @@ def start_run(
         engine=engine,
         workload=workload.model_dump(mode="json"),
         time_limit_minutes=time_limit_minutes,
+        status=RunStatus.WAITING if waiting else RunStatus.QUEUED,
         # Replaced by the hash of the secret that goes with the job at submission.
         result_token_hash=token_hash(secrets.token_urlsafe(32)),
     )
-    transaction.on_commit(lambda: _enqueue(run))
+    if not waiting:
+        transaction.on_commit(lambda: _enqueue(run))
     return run
+
+
+def queue_waiting(user_id: int) -> list[BenchmarkRun]:
+    """Queues the user's waiting runs that fit in their free slots (jobs/slots.py),
+    and enqueues their submission once that is committed. Returns them."""
+    promoted = slots.promote(user_id)
+    for run in promoted:
+        transaction.on_commit(partial(_enqueue, run))
+    return promoted
+
+
+def queue_waiting_everywhere() -> int:
+    """The sync cycle's pass: every user's waiting runs that fit. Returns how many."""
+    queued = 0
+    for user_id in slots.users_who_may_move():
+        try:
+            queued += len(queue_waiting(user_id))
+        except Exception:  # one user's trouble must not stop the sync cycle
+            log.exception("user %s: waiting runs could not be queued", user_id)
+    return queued
 
 
 def _enqueue(run: BenchmarkRun) -> None:
@@ -218,16 +246,20 @@ def submit_run(self: Task, run_id: int, slot_taken: bool = False) -> None:
 
 
 def cancel(run: BenchmarkRun) -> bool:
-    """Cancels a run: before submission at once, else through Slurm. Transient
-    Slurm errors propagate so the caller can say "try again"."""
-    if run.status == RunStatus.QUEUED:
+    """Cancels a run: waiting or before submission at once (a queued run's slot goes
+    to the user's next waiting run), else through Slurm (the sync fills the slot when
+    Slurm says the job ended). Transient Slurm errors propagate so the caller can say
+    "try again"."""
+    before_slurm = (RunStatus.WAITING, RunStatus.QUEUED)
+    if run.status in before_slurm:
         reason = "Cancelled before it started."
-        if transition(
-            run.pk, RunStatus.CANCELLED, only_from=(RunStatus.QUEUED,), status_reason=reason
-        ):
+        if transition(run.pk, RunStatus.CANCELLED, only_from=before_slurm, status_reason=reason):
+            queue_waiting(run.user_id)
             return True
-        # Its submission committed meanwhile: the job is in Slurm now.
+        # Queued meanwhile (a slot freed up), or its submission committed: look again.
         run.refresh_from_db()
+        if run.status == RunStatus.QUEUED:
+            return cancel(run)
     if run.status in IN_SLURM_STATUSES and run.slurm_job_id:
         get_client().cancel(run.cluster_username, run.slurm_job_id)
         return True

@@ -1,6 +1,6 @@
 """Following runs: one cycle (Celery beat, every SYNC_INTERVAL_SECONDS) asks Slurm
 about every active run at once, with ONE `GET /jobs` whatever their number, and
-records what changed."""
+records what changed; then the slots the ended runs freed go to waiting runs."""
 
 import time
 from datetime import datetime, timedelta
@@ -16,7 +16,7 @@ from jobs.results import ingest_stranded
 from jobs.slurm import SlurmError, SlurmJob, get_client
 from jobs.slurm.models import JobList
 from jobs.states import FROM_SLURM, transition
-from jobs.submission import resubmit_stale
+from jobs.submission import queue_waiting_everywhere, resubmit_stale
 
 # Where the sync stands on Slurm's clock (see changes_since).
 SLURM_CLOCK_KEY = "jobs:sync:slurm-clock"
@@ -33,25 +33,34 @@ def sync() -> int | None:
     try:
         resubmit_stale()
         ingest_stranded()
-        runs = list(BenchmarkRun.objects.filter(status__in=IN_SLURM_STATUSES))
-        if not runs:
-            return 0
-        started = timezone.now()
-        jobs = get_client().jobs(settings.SLURM_SERVICE_USER, since=changes_since())
-        if jobs is None:
-            return len(runs)  # nothing changed since the last change we read
-        # slurmctld answers a changed list with every job it holds (all or nothing).
-        by_id = {job.job_id: job for job in jobs}
-        for run in runs:
-            job = by_id.get(run.slurm_job_id)
-            if job is not None:
-                apply_job(run, job)
-            else:
-                lost.job_not_listed(run, started)
-        remember_last_change(jobs)  # only once every run has been brought up to date
-        return len(runs)
+        followed = follow_runs()
+        # Right after the ends this cycle saw, and for any slot freed otherwise since
+        # the last cycle (a failed submission): waiting runs never wait on a free slot.
+        queue_waiting_everywhere()
+        return followed
     finally:
         cache.delete(SYNC_LOCK_KEY)
+
+
+def follow_runs() -> int:
+    """Brings every run in Slurm up to date. Returns how many."""
+    runs = list(BenchmarkRun.objects.filter(status__in=IN_SLURM_STATUSES))
+    if not runs:
+        return 0
+    started = timezone.now()
+    jobs = get_client().jobs(settings.SLURM_SERVICE_USER, since=changes_since())
+    if jobs is None:
+        return len(runs)  # nothing changed since the last change we read
+    # slurmctld answers a changed list with every job it holds (all or nothing).
+    by_id = {job.job_id: job for job in jobs}
+    for run in runs:
+        job = by_id.get(run.slurm_job_id)
+        if job is not None:
+            apply_job(run, job)
+        else:
+            lost.job_not_listed(run, started)
+    remember_last_change(jobs)  # only once every run has been brought up to date
+    return len(runs)
 
 
 def changes_since() -> datetime | None:

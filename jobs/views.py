@@ -26,7 +26,7 @@ def run_detail(request: HttpRequest, key: str) -> HttpResponse:
     run = _get_own_run(request, key)
     if request.htmx:
         response = render(request, "jobs/run_detail.html#run-status", {"run": run})
-        return poll_answer(response, still_polling=run.is_active)
+        return poll_answer(response, still_polling=run.is_unfinished)
     return render(request, "jobs/run_detail.html", {"run": run})
 
 

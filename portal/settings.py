@@ -337,8 +337,10 @@ LOST_AFTER_SECONDS = envint("LOST_AFTER_SECONDS", "30")
 # The site profile in use (exercises/profiles/NAME.toml, loaded with
 # `manage.py load_site_profile NAME`).
 SITE_PROFILE = os.getenv("SITE_PROFILE", "dev")
-# Runs a user may have going at once (queued, pending or running).
+# Runs a user may have going at once (queued, pending or running); more wait for a
+# free slot and start by themselves (jobs/slots.py), up to this many waiting.
 MAX_ACTIVE_RUNS_PER_USER = envint("MAX_ACTIVE_RUNS_PER_USER", "8")
+MAX_WAITING_RUNS_PER_USER = envint("MAX_WAITING_RUNS_PER_USER", "40")
 # How often a trainee's lab panel takes in the class's new results (their own: at once).
 CLASS_REFRESH_SECONDS = envint("CLASS_REFRESH_SECONDS", "10")
 # Runs of a calibration round going at once (exercises/calibration.py): the round

@@ -17,7 +17,7 @@ from django.db import connection
 
 from exercises.models import SiteProfile, StorageTarget
 from jobs.engines.base import KiB, MiB, Pattern, Workload
-from jobs.models import ACTIVE_STATUSES, BenchmarkRun
+from jobs.models import UNFINISHED_STATUSES, BenchmarkRun
 from jobs.sync import sync
 from portal.celery import app
 from portal.models import ClusterAccount
@@ -151,7 +151,7 @@ def follow(*runs: BenchmarkRun, timeout: float = 90) -> list[BenchmarkRun]:
 
 
 def _settled(run: BenchmarkRun) -> bool:
-    if run.status in ACTIVE_STATUSES:
+    if run.status in UNFINISHED_STATUSES:
         return False
     if run.status == "completed":
         return hasattr(run, "result") or bool(run.parse_error)

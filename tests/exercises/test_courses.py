@@ -263,18 +263,23 @@ def test_an_instructor_creates_a_course_and_a_trainee_cannot(client, people, dev
     assert list(course.instructors.all()) == [people["instructor"]]
 
 
-def test_runs_started_in_the_lab_count_for_the_course_within_its_cap(client, people) -> None:
+def test_runs_started_in_the_lab_count_for_the_course_and_wait_beyond_its_cap(
+    client, people
+) -> None:
     course = people["course"]
     course.max_active_runs = 1
     course.save()
     client.force_login(people["trainee"])
 
     client.post("/lab/2a/runs", {"targets": ["tmp"]})
-    refused = client.post("/lab/2a/runs", {"targets": ["scratch"]}, follow=True)
+    waits = client.post("/lab/2a/runs", {"targets": ["scratch"]}, follow=True)
 
-    run = BenchmarkRun.objects.get(user=people["trainee"], exercise__key="2a")
-    assert run.course == course
-    assert "each trainee may have 1 run(s) going at once" in refused.content.decode()
+    runs = BenchmarkRun.objects.filter(user=people["trainee"], exercise__key="2a")
+    assert [(r.target.key, r.course, r.status) for r in runs.order_by("created_at")] == [
+        ("tmp", course, RunStatus.QUEUED),
+        ("scratch", course, RunStatus.WAITING),
+    ]
+    assert "Your 1 run of 2a waits for a free slot" in waits.content.decode()
     # A target outside the course's lab runs outside the course.
     client.post("/lab/2a/runs", {"targets": ["home"]})
     assert BenchmarkRun.objects.get(user=people["trainee"], target__key="home").course is None

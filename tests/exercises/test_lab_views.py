@@ -104,15 +104,16 @@ def test_an_exercise_not_in_the_profile_is_a_clear_404(client, lab_user) -> None
     assert not BenchmarkRun.objects.exists()
 
 
-def test_too_many_runs_at_once_starts_none(client, lab_user, dev_profile, settings) -> None:
+def test_runs_beyond_the_cap_wait_for_a_free_slot(client, lab_user, dev_profile, settings) -> None:
     settings.MAX_ACTIVE_RUNS_PER_USER = 3
     make_runs(lab_user, dev_profile, 2, status=RunStatus.RUNNING)
     client.force_login(lab_user)
 
-    page = start(client, "home", "tmp").content.decode()
+    start(client, "home", "tmp")
+    page = client.get("/lab/1a/").content.decode()
 
-    assert "You have 2 run(s) still going and asked for 2 more; at most 3" in page
-    assert BenchmarkRun.objects.count() == 2
+    assert "Started 1a on $HOME; 1 more waits for a free slot and starts by itself" in page
+    assert BenchmarkRun.objects.get(target__key="tmp", status=RunStatus.WAITING)
 
 
 def test_a_user_without_cluster_account_is_told_what_to_do(client, dev_profile, make_user):

@@ -1,5 +1,6 @@
 """exercises/start.py: every caller of start_runs gets the lab's rules, and a refusal
-starts nothing (the views' messages are tested with the views)."""
+starts nothing (the views' messages are tested with the views; runs beyond a cap,
+repeats and the waiting cap: test_start_waiting.py)."""
 
 import threading
 
@@ -64,7 +65,7 @@ def test_no_target_is_refused(ada, dev_profile) -> None:
         start_runs(ada, dev_profile.exercises.get(key="1a"), [])
 
 
-def test_runs_count_for_the_open_course_within_its_cap(ada, dev_profile, make_user) -> None:
+def test_runs_count_for_the_open_course_and_wait_beyond_its_cap(ada, dev_profile) -> None:
     exercise = dev_profile.exercises.get(key="1a")
     course = Course.objects.create(title="Storage 101", profile=dev_profile, max_active_runs=2)
     course.exercises.add(exercise)
@@ -75,18 +76,19 @@ def test_runs_count_for_the_open_course_within_its_cap(ada, dev_profile, make_us
     assert [r.course for r in runs] == [None, course]  # $HOME is not in the course
 
     make_run(ada.cluster_account, runs[1].target, course=course, status=RunStatus.RUNNING)
-    with pytest.raises(StartRefused, match="In Storage 101 each trainee may have 2 run"):
-        start_runs(ada, exercise, targets(dev_profile, "tmp"))
-    assert BenchmarkRun.objects.count() == 3
+    (waiting,) = start_runs(ada, exercise, targets(dev_profile, "tmp"))
+    assert (waiting.course, waiting.status) == (course, RunStatus.WAITING)
+    assert BenchmarkRun.objects.count() == 4
 
 
 @pytest.mark.django_db(transaction=True)
-def test_clicks_at_once_cannot_pass_the_cap_together(
+def test_clicks_at_once_cannot_pass_the_caps_together(
     dev_profile, make_user, settings, monkeypatch
 ) -> None:
-    """Four tabs start three runs each at the same moment, with room for four runs:
-    one gets its three, the others are told why, never twelve."""
+    """Four tabs start three runs each at the same moment, with room for four runs
+    going and five waiting: four go, five wait, one click is told why, never more."""
     settings.MAX_ACTIVE_RUNS_PER_USER = 4
+    settings.MAX_WAITING_RUNS_PER_USER = 5
     monkeypatch.setattr("jobs.submission.submit_run.delay", lambda run_id: None)
     ada = make_user("sl-ada")
     exercise = dev_profile.exercises.get(key="1a")
@@ -109,5 +111,6 @@ def test_clicks_at_once_cannot_pass_the_cap_together(
     for tab in tabs:
         tab.join(timeout=30)
 
-    assert sorted(outcomes, key=str) == [3, "refused", "refused", "refused"]
-    assert BenchmarkRun.objects.filter(user=ada).count() == 3
+    assert sorted(outcomes, key=str) == [3, 3, 3, "refused"]
+    statuses = list(BenchmarkRun.objects.filter(user=ada).values_list("status", flat=True))
+    assert sorted(statuses) == ["queued"] * 4 + ["waiting"] * 5

@@ -1,0 +1,107 @@
+"""Slots: how many runs a user may have going at once, and which waiting run goes next.
+
+A user may have MAX_ACTIVE_RUNS_PER_USER runs going (ACTIVE_STATUSES: from QUEUED to
+their end), and in a course that course's `max_active_runs`. Runs asked for beyond
+that are saved WAITING (exercises/start.py); `promote` moves them to QUEUED, oldest
+first, as slots free up. A waiting run whose course is full lets the user's later
+runs of other courses (or of none) go first: each course keeps its own order.
+
+Who calls `promote`: start_runs for the runs it has just saved, a cancel of a queued
+run (jobs/submission.py: cancel), and every sync cycle for every user with waiting
+runs (`users_who_may_move`): the cycle sees each end Slurm reports, and catches any
+other freed slot (a submission that failed, a crashed worker) within a cycle.
+
+Two promoters (the sync, a cancel, a click) never fill one slot twice: each holds
+the user's cluster account row, the lock start_runs holds while it saves runs, and
+counts only once it holds it. Each promotion is a conditional UPDATE
+(jobs/states.py): a cancel landing meanwhile wins or loses whole, and a cancelled run
+is skipped for the next one. This module decides; jobs/submission.py (queue_waiting)
+hands the promoted runs to Slurm.
+"""
+
+from collections import Counter
+
+from django.conf import settings
+from django.db import transaction
+from django.db.models import Count, Q
+
+from jobs.models import ACTIVE_STATUSES, BenchmarkRun, RunStatus
+from jobs.states import transition
+from portal.models import ClusterAccount
+
+NO_ACCOUNT_REASON = (
+    "This run waited for a free slot, but your portal login no longer has a cluster "
+    "account to run it as. Ask your instructor or the HPC support team to link one, "
+    "then start the exercise again."
+)
+
+
+def promote(user_id: int) -> list[BenchmarkRun]:
+    """Moves the user's waiting runs that fit in their free slots to QUEUED, oldest
+    first, and returns them (not yet enqueued: see submission.queue_waiting)."""
+    with transaction.atomic():
+        # The lock first: what follows is read once no other promoter or click holds it.
+        account = ClusterAccount.objects.select_for_update().filter(user_id=user_id)
+        has_account = account.values_list("pk", flat=True).first() is not None
+        waiting = list(
+            BenchmarkRun.objects.filter(user_id=user_id, status=RunStatus.WAITING)
+            .select_related("course", "target")
+            .order_by("created_at", "pk")
+        )
+        if not waiting:
+            return []
+        if not has_account:
+            for run in waiting:
+                transition(run.pk, RunStatus.FAILED, status_reason=NO_ACCOUNT_REASON)
+            return []
+        user_going, course_going = going(user_id)
+        user_free = settings.MAX_ACTIVE_RUNS_PER_USER - user_going
+        promoted = []
+        for run in waiting:
+            if user_free <= 0:
+                break
+            course = run.course
+            if course and course_going[course.pk] >= course.max_active_runs:
+                continue  # waits for a slot in its course
+            if not transition(run.pk, RunStatus.QUEUED, only_from=(RunStatus.WAITING,)):
+                continue  # cancelled meanwhile: the slot goes to the next one
+            run.status = RunStatus.QUEUED
+            promoted.append(run)
+            user_free -= 1
+            if course:
+                course_going[course.pk] += 1
+        return promoted
+
+
+def going(user_id: int) -> tuple[int, Counter]:
+    """The user's runs holding a slot: all of them, and per course (1 query)."""
+    per_course = Counter(
+        dict(
+            BenchmarkRun.objects.filter(user_id=user_id, status__in=ACTIVE_STATUSES)
+            .values_list("course_id")
+            .annotate(n=Count("pk"))
+            .order_by()
+        )
+    )
+    return sum(per_course.values()), per_course
+
+
+def users_who_may_move() -> list[int]:
+    """Users with waiting runs and a free slot under the user cap (their courses'
+    caps are checked by `promote`) (1 query)."""
+    waiting = BenchmarkRun.objects.filter(status=RunStatus.WAITING).values("user_id")
+    counts = (
+        BenchmarkRun.objects.filter(user_id__in=waiting)
+        .values("user_id")
+        .annotate(n=Count("pk", filter=Q(status__in=ACTIVE_STATUSES)))
+        .filter(n__lt=settings.MAX_ACTIVE_RUNS_PER_USER)
+        .order_by("user_id")
+    )
+    return [row["user_id"] for row in counts]
+
+
+def places(user_id: int) -> dict[int, int]:
+    """Run id -> its place among the user's waiting runs (1: next to start)."""
+    waiting = BenchmarkRun.objects.filter(user_id=user_id, status=RunStatus.WAITING)
+    ids = waiting.order_by("created_at", "pk").values_list("pk", flat=True)
+    return {run_id: place for place, run_id in enumerate(ids, start=1)}
