@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Brings up the single-node dev cluster from Debian's packages: munge, slurmctld,
-# slurmd and slurmrestd (JWT, 127.0.0.1:6820), and the dev site's accounts.
+# slurmd and slurmrestd (JWT, 127.0.0.1:6820), the dev site's storage targets
+# (docker/slurm/storage.sh) and its accounts.
 # Idempotent: installs only what is missing and starts only what is down.
 # Every pid it starts is recorded under $RUN_DIR; docker/slurm/stop.sh stops them.
 set -euo pipefail
@@ -106,6 +107,9 @@ if ! alive "$RUN_DIR/slurmrestd.pid"; then
   say "started slurmrestd on $REST_ADDR (pid $(cat "$RUN_DIR/slurmrestd.pid"))"
 fi
 
+# The dev site's storage targets (loop-mounted images, a throttle): mounted before the
+# accounts' directories are made on them.
+"$here/storage.sh"
 # The dev site's cluster accounts: an instructor and three trainees.
 for user in ${STORAGELAB_DEV_ACCOUNTS:-sl-instructor sl-trainee1 sl-trainee2 sl-trainee3}; do
   "$here/account.sh" add "$user"

@@ -54,6 +54,8 @@ def test_a_user_sees_a_bar_per_target_and_follows_the_guidance_link(
 
     page.get_by_role("link", name="Guidance for $SCRATCH").click()
 
-    expect(page.get_by_role("heading", name="$SCRATCH (ext4 disk (dev))", level=1)).to_be_visible()
+    expect(
+        page.get_by_role("heading", name="$SCRATCH (ext4, no journal, nobarrier (dev))", level=1)
+    ).to_be_visible()
     expect(page.get_by_text("Use it for")).to_be_visible()
     assert page.url.endswith("/storage/scratch/")

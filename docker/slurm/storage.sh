@@ -1,0 +1,121 @@
+#!/usr/bin/env bash
+# The dev site's storage targets, made to differ for reasons a trainee can look up
+# (exercises/profiles/dev.toml says the same on each target's page):
+#   $HOME    /srv/storagelab/home     a small ext4 image on a loop device, mounted
+#            sync,dirsync (every write and every file creation waits until it is on
+#            the disk) and capped at $HOME_MIB_S MiB/s each way: a slow, safe home.
+#   $GLOBAL  /srv/storagelab/global   a plain directory on the VM's ext4 disk.
+#   $SCRATCH /srv/storagelab/scratch  an ext4 image without a journal, mounted
+#            nobarrier, on a loop device over a cached file: fsync returns once
+#            the data is in the VM's memory. Fast, and unsafe in a crash.
+#   $TMPDIR  a tmpfs of its own per account, size-limited (account.sh mounts it).
+# Idempotent: does nothing when all is in place; after a reboot it attaches and
+# mounts the images again. What this machine cannot do (no loop devices, no blkio
+# throttle) it skips with one line saying so: the target is then a plain directory.
+# Content found in a directory about to be mounted over is copied onto the new
+# filesystem first (a running cluster switched over keeps its accounts' files).
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/../lib.sh"
+
+[ "$(id -u)" = 0 ] || die "run as root: it attaches loop devices and mounts filesystems"
+
+DISK_ROOT=${STORAGELAB_DISK_ROOT:-/srv/storagelab}
+IMAGE_DIR=${STORAGELAB_IMAGE_DIR:-$STATE_DIR/storage}
+HOME_SIZE=${STORAGELAB_HOME_SIZE:-4G}
+SCRATCH_SIZE=${STORAGELAB_SCRATCH_SIZE:-8G}
+HOME_MIB_S=${STORAGELAB_HOME_MIB_S:-20}
+HOME_OPTIONS=sync,dirsync
+SCRATCH_OPTIONS=noatime,nobarrier
+BLKIO=/sys/fs/cgroup/blkio
+
+apt_install e2fsprogs mount util-linux
+mkdir -p "$DISK_ROOT/global" "$IMAGE_DIR"
+chmod 0755 "$DISK_ROOT" "$DISK_ROOT/global"
+
+# image_mount NAME SIZE LOOP_DIRECT_IO MOUNT_OPTIONS MKFS_OPTION...: the ext4 image
+# $IMAGE_DIR/NAME.img mounted on $DISK_ROOT/NAME through a loop device. Sets LOOP to
+# the loop device, or to nothing when the machine cannot (NAME stays a plain directory).
+image_mount() {
+  local name=$1 size=$2 direct_io=$3 options=$4 image loop target staging
+  LOOP=
+  shift 4
+  image=$IMAGE_DIR/$name.img
+  target=$DISK_ROOT/$name
+  mkdir -p "$target" && chmod 0755 "$target"
+  loop=$(losetup -j "$image" -O NAME -n 2>/dev/null | head -n 1)
+  if [ -n "$loop" ] && [ "$(findmnt -no SOURCE --mountpoint "$target" 2>/dev/null)" = "$loop" ]; then
+    # In place; the options are made right (a remount keeps open files).
+    if [ -n "$(comm -23 <(tr ',' '\n' <<<"$options" | sort) \
+      <(findmnt -no OPTIONS --mountpoint "$target" | tr ',' '\n' | sort))" ]; then
+      mount -o "remount,$options" "$target"
+      say "remounted $target with $options"
+    fi
+    LOOP=$loop
+    return 0
+  fi
+  [ -e /dev/loop-control ] || modprobe loop 2>/dev/null || true
+  if ! grep -qw ext4 /proc/filesystems || [ ! -e /dev/loop-control ]; then
+    say "$name: no loop devices or no ext4 in this kernel, so $target stays a plain directory on the disk"
+    return 0
+  fi
+  if [ ! -e "$image" ]; then
+    truncate -s "$size" "$image"
+    mkfs.ext4 -q -F -L "sl-$name" -m 0 "$@" "$image"
+    say "made the $size ext4 image $image"
+  fi
+  if [ -z "$loop" ]; then
+    if ! loop=$(losetup --find --show --direct-io="$direct_io" "$image" 2>/dev/null); then
+      say "$name: cannot attach a loop device here, so $target stays a plain directory on the disk"
+      return 0
+    fi
+  fi
+  # A machine that went down with it mounted: scratch has no journal to replay.
+  e2fsck -p "$loop" >/dev/null 2>&1 || [ $? -le 1 ] || die "e2fsck $image failed: run e2fsck -f $loop by hand"
+  if [ -n "$(ls -A "$target")" ]; then
+    staging=$(mktemp -d "$IMAGE_DIR/.staging.XXXXXX")
+    mount "$loop" "$staging"
+    cp -a "$target/." "$staging/"
+    umount "$staging"
+    mount -o "$options" "$loop" "$target"
+    # The originals, now hidden under the mount: seen through a plain bind mount of
+    # the parent (a bind does not carry the mounts below it), then removed.
+    mount --bind "$DISK_ROOT" "$staging"
+    find "$staging/$name" -mindepth 1 -delete
+    umount "$staging" && rmdir "$staging"
+    say "moved what was in $target onto its new filesystem"
+  else
+    mount -o "$options" "$loop" "$target"
+  fi
+  rm -rf "$target/lost+found"
+  chmod 0755 "$target"
+  say "mounted $image on $target ($options, via $loop)"
+  LOOP=$loop
+}
+
+# $HOME: the loop device writes straight to the disk (direct I/O, no second cache),
+# so sync waits for the disk and the throttle below sees every request.
+image_mount home "$HOME_SIZE" on "$HOME_OPTIONS"
+home_loop=$LOOP
+# $SCRATCH: no journal; nobarrier sends no cache flush, and the loop device's buffered
+# writes complete once in the page cache of its image file.
+image_mount scratch "$SCRATCH_SIZE" off "$SCRATCH_OPTIONS" -O ^has_journal
+
+# The cap on $HOME's loop device, for every process and for the kernel's writeback
+# too: in the root of the cgroup v1 blkio hierarchy (cgroup v2 has no io.max at its
+# root, and a job's own cgroup would not be charged for its buffered writes in v1).
+if [ -n "$home_loop" ]; then
+  device=$(lsblk -dno MAJ:MIN "$home_loop" | tr -d ' ')
+  bps=$((HOME_MIB_S * 1048576))
+  if [ -w "$BLKIO/blkio.throttle.write_bps_device" ]; then
+    for direction in write read; do
+      file=$BLKIO/blkio.throttle.${direction}_bps_device
+      grep -qx "$device $bps" "$file" || {
+        echo "$device $bps" >"$file"
+        say "capped $home_loop ($DISK_ROOT/home) at $HOME_MIB_S MiB/s ${direction}s"
+      }
+    done
+  else
+    say "no cgroup v1 blkio throttle on this machine, so $DISK_ROOT/home is not capped at $HOME_MIB_S MiB/s (only sync)"
+  fi
+fi
