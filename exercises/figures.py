@@ -8,7 +8,6 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from django.db.models import QuerySet
-from django.utils import timezone
 
 from exercises.models import (
     Exercise,
@@ -41,11 +40,11 @@ class Figures:
 
     @property
     def measured_text(self) -> str:
-        """'812.3 (790.1–845.0), 2025-05-01'; '–' before any calibration."""
+        """'812.3 (790.1–845.0)': the median, lowest and highest; '–' before any
+        calibration. Pages put its date (measured_at) beside it."""
         if self.measured is None:
             return "–"
-        when = timezone.localdate(self.measured_at)
-        return f"{self.measured:.1f} ({self.measured_low:.1f}–{self.measured_high:.1f}), {when}"
+        return f"{self.measured:.1f} ({self.measured_low:.1f}–{self.measured_high:.1f})"
 
     @property
     def my_median(self) -> float | None:

@@ -128,8 +128,9 @@ class Command(BaseCommand):
                 if round_.finished_at is not None:
                     break
                 now = calibration.progress(round_)
-                if (now.ended, now.going) != shown:
-                    shown = (now.ended, now.going)
+                # A line per tenth of the round, not per run: rounds have hundreds.
+                if now.ended * 10 // max(now.total, 1) != shown:
+                    shown = now.ended * 10 // max(now.total, 1)
                     self.stdout.write(f"  {now.ended} of {now.total} runs ended, {now.going} going")
                 if time.monotonic() > deadline:
                     raise CommandError(
