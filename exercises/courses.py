@@ -146,7 +146,7 @@ def class_chart(exercise: Exercise, class_table: figures.Table) -> dict:
         "exercise": exercise,
         "id": f"class-{exercise.key}",
         "rows": rows,
-        "data": figures.chart(rows, "class", "reference"),
+        "data": figures.chart(rows, "class", "reference", "measured"),
     }
 
 

@@ -119,14 +119,21 @@ def table(
     return figures
 
 
+def _measured(f: Figures) -> list[float] | None:
+    if f.measured is None:
+        return None
+    return [f.measured, f.measured_low, f.measured_high]
+
+
 # What a chart may draw: its legend, its kind (static/js/charts.js draws "runs" as a
-# dot per run with their median across them, "point" as one marker per target) and
-# what it takes from a row.
+# dot per run with their median across them, "point" as one marker per target,
+# "range" as a marker at a median with a whisker from lowest to highest) and what it
+# takes from a row.
 SERIES = {
     "mine": ("My runs", "runs", lambda f: f.mine),
     "class": ("Class runs", "runs", lambda f: f.classmates),
     "reference": ("Site reference (published)", "point", lambda f: f.reference),
-    "measured": ("Measured here (calibration median)", "point", lambda f: f.measured),
+    "measured": ("Measured here (calibration: median, lowest–highest)", "range", _measured),
 }
 
 

@@ -39,7 +39,7 @@
         sets.push({
           type: "scatter",
           label: series.label + ": median",
-          median: true,
+          auxiliary: true, // drawn, but not in the legend
           data: series.medians
             .map((y, column) => ({ x: column + offset, y }))
             .filter((p) => p.y !== null),
@@ -48,6 +48,33 @@
           pointStyle: "line",
           pointRadius: 14,
           borderWidth: 3,
+        });
+      } else if (series.kind === "range") {
+        // [median, lowest, highest] per target: a marker and its whisker.
+        const ranges = series.values.map((v, column) => v && { x: column + offset, v });
+        sets.push({
+          type: "scatter",
+          label: series.label,
+          data: ranges.filter(Boolean).map((r) => ({ x: r.x, y: r.v[0] })),
+          borderColor: colour,
+          backgroundColor: colour,
+          pointStyle: "triangle",
+          pointRadius: 7,
+        });
+        sets.push({
+          type: "scatter",
+          label: series.label + ": lowest–highest",
+          auxiliary: true,
+          showLine: true,
+          spanGaps: false,
+          data: ranges.filter(Boolean).flatMap((r) => [
+            { x: r.x, y: r.v[1] },
+            { x: r.x, y: r.v[2] },
+            { x: r.x, y: null },
+          ]),
+          borderColor: colour,
+          borderWidth: 2,
+          pointRadius: 0,
         });
       } else {
         sets.push({
@@ -75,7 +102,7 @@
     const labels = data.labels;
     const sets = datasets(data);
     // Room above and below the extreme dots, which a log axis puts on its edges.
-    const ys = sets.flatMap((set) => set.data.map((p) => p.y)).filter((y) => y > 0);
+    const ys = sets.flatMap((set) => set.data.map((p) => p.y)).filter((y) => y !== null && y > 0);
     const room = ys.length ? { min: Math.min(...ys) / 1.5, max: Math.max(...ys) * 1.5 } : {};
     new Chart(canvas, {
       type: "scatter",
@@ -106,7 +133,7 @@
         plugins: {
           legend: {
             position: "bottom",
-            labels: { usePointStyle: true, filter: (item, chart) => !chart.datasets[item.datasetIndex].median },
+            labels: { usePointStyle: true, filter: (item, chart) => !chart.datasets[item.datasetIndex].auxiliary },
           },
           tooltip: {
             callbacks: {

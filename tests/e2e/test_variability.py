@@ -1,0 +1,93 @@
+"""Variability, in Debian's Chromium on the live cluster: a trainee repeats 1a ×3 on
+two targets in one click and the comparison draws every run as a dot, their median
+across them and the site's measured reference with its spread; the table gives the
+coefficient of variation. The measured reference is stored as a calibration stores
+it (a real round runs in tests/exercises/test_calibration_live.py)."""
+
+import statistics
+from pathlib import Path
+
+import pytest
+from django.utils import timezone
+from playwright.sync_api import Page, expect
+
+from exercises.models import MeasuredReference, Metric
+from tests.e2e.test_lab import log_in
+
+ARTIFACTS = Path(__file__).parent / "artifacts"
+
+# The chart's datasets as drawn, by label: [{x, y}, ...].
+DRAWN = """() => {
+    const canvas = document.querySelector('canvas[data-chart=comparison-data]');
+    const chart = canvas && Chart.getChart(canvas);
+    const data = document.getElementById('comparison-data');
+    return chart && {
+        labels: JSON.parse(data.textContent).labels,
+        sets: Object.fromEntries(chart.data.datasets.map(d => [d.label, d.data])),
+    };
+}"""
+MEASURED = "Measured here (calibration: median, lowest–highest)"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_trainee_repeats_1a_three_times_on_two_targets_and_sees_the_spread(
+    live_portal, sync_loop, dev_profile, trainee, page: Page
+) -> None:
+    exercise = dev_profile.exercises.get(key="1a")
+    scratch = dev_profile.targets.get(key="scratch")
+    tmp = dev_profile.targets.get(key="tmp")
+    MeasuredReference.objects.create(
+        exercise=exercise,
+        target=scratch,
+        metric=Metric.WRITE,
+        values=[900.0, 1000.0, 1500.0],
+        median=1000.0,
+        low=900.0,
+        high=1500.0,
+        measured_at=timezone.now(),
+    )
+    log_in(page, live_portal, trainee.user)
+    page.goto(f"{live_portal}/lab/1a/")
+
+    page.get_by_label(scratch.name).check()
+    page.get_by_label(tmp.name).check()
+    page.get_by_label("×3").check()
+    page.get_by_role("button", name="Start runs").click()
+
+    panel = page.locator("#runs-panel")
+    expect(panel.get_by_role("status")).to_contain_text("Started 1a on $SCRATCH ×3, $TMPDIR ×3")
+    # All six finish while the page polls; nobody reloads it.
+    expect(panel.locator(".status.completed")).to_have_count(6, timeout=90_000)
+    expect(panel.locator("tbody tr[data-run] td.num").first).not_to_have_text("–")
+
+    def drawn() -> dict:
+        return page.wait_for_function(
+            f"() => {{ const d = ({DRAWN})(); return d && d.sets['My runs'].length === 6 && d; }}"
+        ).json_value()
+
+    chart = drawn()
+    labels, sets = chart["labels"], chart["sets"]
+
+    def column(point: dict) -> str:
+        return labels[round(point["x"])]
+
+    dots = {name: [p["y"] for p in sets["My runs"] if column(p) == name] for name in labels}
+    assert len(dots[scratch.name]) == 3 and len(dots[tmp.name]) == 3
+    medians = {column(p): p["y"] for p in sets["My runs: median"]}
+    assert medians == {
+        scratch.name: statistics.median(dots[scratch.name]),
+        tmp.name: statistics.median(dots[tmp.name]),
+    }
+    # The measured reference: its median marker, and a whisker from lowest to highest.
+    assert [(column(p), p["y"]) for p in sets[MEASURED]] == [(scratch.name, 1000.0)]
+    whisker = [p["y"] for p in sets[f"{MEASURED}: lowest–highest"] if p["y"] is not None]
+    assert whisker == [900.0, 1500.0]
+
+    table = page.locator("table.figures").first
+    row = table.locator("tr", has=page.get_by_role("rowheader", name=scratch.name))
+    expect(row).to_contain_text("1000.0 (900.0–1500.0)")
+    cv = statistics.stdev(dots[scratch.name]) / statistics.fmean(dots[scratch.name])
+    expect(row).to_contain_text(f"{cv * 100:.1f} %")
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.locator("#runs-panel").screenshot(path=ARTIFACTS / "lab-1a-repeated-dots.png")
+    page.screenshot(path=ARTIFACTS / "lab-1a-repeated.png", full_page=True)
