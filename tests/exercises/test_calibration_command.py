@@ -136,3 +136,19 @@ def test_wait_follows_the_round_and_prints_the_table(capsys, dev_profile, staff,
     assert "2 of 2 runs gave figures" in out
     assert "exercise  target   measures         median     low–high  n  unit" in out
     assert "1a        $TMPDIR  write bandwidth   100.5  100.0–101.0  2  MiB/s" in out
+
+
+def test_cancel_ends_the_round_going_and_keeps_none_of_it(capsys, dev_profile, staff) -> None:
+    status, out, _ = calibrate(capsys, "--cancel", "--user", staff.username)
+    assert status == 0 and "No calibration round of Dev" in out and "nothing to cancel" in out
+
+    assert calibrate(capsys, "--user", staff.username, "--repeat", "1", "--targets", "tmp")[0] == 0
+    round_ = Calibration.objects.get()
+
+    status, out, _ = calibrate(capsys, "--cancel", "--user", staff.username)
+
+    round_.refresh_from_db()
+    assert status == 0 and f"Calibration round {round_.pk} cancelled" in out
+    assert round_.finished_at is not None and f"Cancelled by {staff.username}" in round_.summary
+    assert not round_.runs.exclude(status=RunStatus.CANCELLED).exists()
+    assert not MeasuredReference.objects.exists()

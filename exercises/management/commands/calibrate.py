@@ -2,7 +2,8 @@
 
 By default it starts a round and returns; Celery beat and a worker carry it on.
 With --wait it follows the round to its end (moving it along itself, so it ends
-even where beat is not running) and prints the measured references.
+even where beat is not running) and prints the measured references. --cancel ends
+the round going, keeping none of its figures.
 """
 
 import time
@@ -45,11 +46,17 @@ class Command(BaseCommand):
             "--if-unmeasured", action="store_true", help="start only if the profile has no "
             "measured reference and no round going (make demo's first start)"
         )  # fmt: skip
+        parser.add_argument(
+            "--cancel", action="store_true", help="cancel the profile's round going, as --user"
+        )
 
     def handle(self, *args: object, **options: object) -> None:
         repeat = self._number(options["repeat"], "--repeat")
         timeout = self._number(options["timeout"], "--timeout")
         profile = self._profile(options["profile"] or settings.SITE_PROFILE)
+        if options["cancel"]:
+            self._cancel(profile, self._user(options["user"]))
+            return
         if options["if_unmeasured"] and (why := self._measured_already(profile)):
             self.stdout.write(f"{why}; nothing started.")
             return
@@ -78,6 +85,20 @@ class Command(BaseCommand):
             )
             return
         self._follow(round_, timeout)
+
+    def _cancel(self, profile: SiteProfile, user) -> None:
+        round_ = calibration.current_round(profile)
+        if round_ is None:
+            self.stdout.write(
+                f"No calibration round of {profile.title} is going; nothing to cancel."
+            )
+            return
+        try:
+            left = calibration.cancel_round(round_.pk, user)
+        except calibration.CalibrationRefused as refused:
+            raise CommandError(str(refused)) from None
+        tail = f"; {left} run(s) end by their time limit" if left else ""
+        self.stdout.write(f"Calibration round {round_.pk} cancelled; no figure of it kept{tail}.")
 
     def _number(self, value: object, option: str) -> int:
         low, high = (1, calibration.MAX_REPEAT) if option == "--repeat" else (1, 86400)
