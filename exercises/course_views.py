@@ -101,7 +101,7 @@ def course_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "course": course,
         "targets": targets,
         "checklist": [(e, [(t, (e.pk, t.pk) in done) for t in targets]) for e in exercises],
-        "charts": [courses.class_chart(e, class_table) for e in exercises],
+        "charts": [courses.class_chart(course, e, class_table) for e in exercises],
     }
     return render(request, "exercises/course_detail.html", ctx)
 
@@ -120,7 +120,7 @@ def course_overview(request: HttpRequest, pk: int) -> HttpResponse:
         "enrollments": enrollments,
         "columns": columns,
         "rows": [(e, courses.row_html(cells, e.user_id, columns)) for e in enrollments],
-        "charts": [courses.class_chart(e, class_table) for e in course.exercises.all()],
+        "charts": [courses.class_chart(course, e, class_table) for e in course.exercises.all()],
         "polling": course.is_open,
     }
     if request.htmx:
@@ -133,7 +133,7 @@ def course_overview(request: HttpRequest, pk: int) -> HttpResponse:
 def course_discussion(request: HttpRequest, pk: int, key: str) -> HttpResponse:
     course = courses.course_for_instructor(request.user, pk)
     exercise = get_object_or_404(course.exercises, key=key)
-    chart = courses.class_chart(exercise, courses.class_figures(course))
+    chart = courses.class_chart(course, exercise, courses.class_figures(course))
     ctx = {"course": course, "exercise": exercise, "chart": chart}
     return render(request, "exercises/course_discussion.html", ctx)
 
@@ -168,7 +168,14 @@ def participant_action(request: HttpRequest, pk: int, user_id: int, action: str)
 EXPORT_FIELDS = [
     "participant", "cluster_account", "exercise", "target", "status", "write_mib_s",
     "write_mb_s", "write_iops", "processes", "slurm_job_id", "started", "ended",
+    # Added with IOR's read-back and mdtest: after the first columns, which scripts read.
+    "engine", "read_mib_s", "create_ops_s", "stat_ops_s", "read_ops_s", "remove_ops_s",
 ]  # fmt: skip
+METADATA_FIELDS = ("create_ops_s", "stat_ops_s", "read_ops_s", "remove_ops_s")
+
+
+def _finite(value: float | None, digits: int) -> float | None:
+    return round(value, digits) if value is not None and math.isfinite(value) else None
 
 
 def _export_rows(course: Course) -> list[dict]:
@@ -185,6 +192,9 @@ def _export_rows(course: Course) -> list[dict]:
         if not plausible(bytes_per_s, result.processes if result else None):
             bytes_per_s = None
         iops = result.write_iops if result else None
+        read = result.read_bytes_per_s if result else None
+        if not plausible(read, result.processes if result else None):
+            read = None
         rows.append(
             {
                 "participant": run.user.get_username(),
@@ -199,6 +209,9 @@ def _export_rows(course: Course) -> list[dict]:
                 "slurm_job_id": run.slurm_job_id,
                 "started": run.started_at.isoformat() if run.started_at else None,
                 "ended": run.ended_at.isoformat() if run.ended_at else None,
+                "engine": run.engine,
+                "read_mib_s": round(units.mib(read), 2) if read else None,
+                **{name: _finite(getattr(result, name, None), 1) for name in METADATA_FIELDS},
             }
         )
     return rows

@@ -3,6 +3,8 @@
 Permissions live here, in one place: `course_for_trainee`, `course_for_instructor`.
 """
 
+import math
+import statistics
 from collections import defaultdict
 from dataclasses import dataclass
 
@@ -139,15 +141,45 @@ def class_figures(course: Course) -> figures.Table:
     )
 
 
-def class_chart(exercise: Exercise, class_table: figures.Table) -> dict:
-    """One exercise's class figures per target: the rows, and their chart."""
+def class_chart(course: Course, exercise: Exercise, class_table: figures.Table) -> dict:
+    """One exercise's class figures per target: the rows, and their chart; for a
+    metadata exercise (mdtest), the class's median operations per second instead."""
     rows = [f for (exercise_id, _), f in class_table.items() if exercise_id == exercise.pk]
     return {
         "exercise": exercise,
         "id": f"class-{exercise.key}",
         "rows": rows,
         "data": figures.chart(rows, "class", "reference", "measured"),
+        "rates": class_rates(course, exercise, [f.target for f in rows])
+        if exercise.measures_metadata
+        else None,
     }
+
+
+RATES = ("create_ops_s", "stat_ops_s", "read_ops_s", "remove_ops_s")
+
+
+def class_rates(
+    course: Course, exercise: Exercise, targets: list[StorageTarget]
+) -> list[tuple[StorageTarget, int, dict[str, float | None]]]:
+    """Per target: how many runs gave rates, and the class's median of each (1 query)."""
+    found: dict[int, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
+    results = RunResult.objects.filter(run__course=course, run__exercise=exercise)
+    for target_id, *values in results.values_list("run__target_id", *RATES):
+        for name, value in zip(RATES, values, strict=True):
+            if value is not None and math.isfinite(value) and value > 0:
+                found[target_id][name].append(value)
+    return [
+        (
+            t,
+            max((len(v) for v in found[t.pk].values()), default=0),
+            {
+                name: statistics.median(found[t.pk][name]) if found[t.pk][name] else None
+                for name in RATES
+            },
+        )
+        for t in targets
+    ]
 
 
 def grid(

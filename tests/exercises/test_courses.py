@@ -377,3 +377,49 @@ def test_one_impossible_figure_in_the_database_breaks_no_page_or_export(client, 
     comparison = re.search(r'id="comparison-data"[^>]*>(.*?)</script>', lab, re.S)[1]
     assert strict_json(comparison)["series"][1]["medians"][-1] == 110.0  # class, $TMPDIR
     assert client.get(f"/courses/{course.pk}/").status_code == 200
+
+
+def test_the_export_has_mdtests_rates_and_a_read_back_figure(client, people) -> None:
+    course = people["course"]
+    course.exercises.add(course.profile.exercises.get(key="6"))
+    metadata = add_run(course, people["trainee"], "6", "tmp", None)
+    RunResult.objects.create(
+        run=metadata, engine="mdtest", processes=8, create_ops_s=5208.28, stat_ops_s=29409.1,
+        read_ops_s=36436.6, remove_ops_s=12140.6,
+    )  # fmt: skip
+    BenchmarkRun.objects.filter(pk=metadata.pk).update(engine="mdtest")
+    read_back = add_run(course, people["classmate"], "1a", "scratch", 50)
+    RunResult.objects.filter(run=read_back).update(read_bytes_per_s=200 * 2**20)
+    client.force_login(people["instructor"])
+
+    body = json.loads(client.get(f"/courses/{course.pk}/export.json").content)
+
+    mdtest = next(r for r in body["runs"] if r["exercise"] == "6")
+    assert mdtest["engine"] == "mdtest" and mdtest["write_mib_s"] is None
+    assert [mdtest[f"{op}_ops_s"] for op in ("create", "stat", "read", "remove")] == [
+        5208.3, 29409.1, 36436.6, 12140.6,
+    ]  # fmt: skip
+    fio = next(r for r in body["runs"] if r["target"] == "$SCRATCH")
+    assert (fio["write_mib_s"], fio["read_mib_s"], fio["create_ops_s"]) == (50.0, 200.0, None)
+    header = client.get(f"/courses/{course.pk}/export.csv").content.decode().splitlines()[0]
+    assert header.endswith("engine,read_mib_s,create_ops_s,stat_ops_s,read_ops_s,remove_ops_s")
+
+
+def test_a_metadata_exercise_shows_the_class_median_rates_not_a_bandwidth_chart(
+    client, people
+) -> None:
+    course = people["course"]
+    course.exercises.add(course.profile.exercises.get(key="6"))
+    for who, creates in (("trainee", 5000.0), ("classmate", 7000.0)):
+        run = add_run(course, people[who], "6", "tmp", None)
+        RunResult.objects.create(
+            run=run, engine="mdtest", processes=8, create_ops_s=creates, stat_ops_s=29409.1
+        )
+    client.force_login(people["instructor"])
+
+    page = client.get(f"/courses/{course.pk}/overview").content.decode()
+
+    assert 'id="class-6"' not in page  # no MiB/s chart for files per second
+    rates = page.partition("Files per second of the class's runs of 6")[2].partition("</table>")[0]
+    tmp = re.search(r"\$TMPDIR</th>(.*?)</tr>", rates, re.S)[1]
+    assert re.findall(r'<td class="num">([^<]*)</td>', tmp) == ["2", "6,000", "29,409", "–", "–"]
