@@ -38,7 +38,7 @@ from django.utils.module_loading import import_string
 
 from bench.conftest import pct, write_results
 from exercises.models import Course, Enrollment
-from jobs.models import ACTIVE_STATUSES, BenchmarkRun, RunStatus
+from jobs.models import UNFINISHED_STATUSES, BenchmarkRun, RunStatus
 from jobs.slurm import get_client
 from portal import settings as site_settings
 
@@ -177,7 +177,7 @@ def test_a_class_of_200(
         set_partition("UP")
         # Drain: until every run is final and every trainee has seen it (286).
         while time.time() - started < DEADLINE_S and locust.poll() is None:
-            final = not runs.filter(status__in=ACTIVE_STATUSES).exists()
+            final = not runs.filter(status__in=UNFINISHED_STATUSES).exists()
             if final and stopped_polling(timings) >= TRAINEES:
                 break
             time.sleep(2)
@@ -215,7 +215,7 @@ def test_a_class_of_200(
         "runs_expected": expected,
         "runs_in_db": runs.count(),
         "run_statuses": dict(statuses),
-        "runs_final": sum(n for status, n in statuses.items() if status not in ACTIVE_STATUSES),
+        "runs_final": sum(n for status, n in statuses.items() if status not in UNFINISHED_STATUSES),
         "runs_lost": statuses.get(RunStatus.LOST, 0),
         "duplicate_job_ids": len(job_ids) - len(set(job_ids)),
         "runs_without_result": runs.filter(status="completed", result__isnull=True).count(),
