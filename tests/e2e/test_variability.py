@@ -1,17 +1,18 @@
 """Variability, in Debian's Chromium on the live cluster: a trainee repeats 1a ×3 on
 two targets in one click and the comparison draws every run as a dot, their median
 across them and the site's measured reference with its spread; the table gives the
-coefficient of variation. The measured reference is stored as a calibration stores
-it (a real round runs in tests/exercises/test_calibration_live.py)."""
+coefficient of variation. The measured reference comes from a real calibration round
+(`manage.py calibrate --wait`) run by a staff member's own cluster account first."""
 
+import io
 import statistics
 from pathlib import Path
 
 import pytest
-from django.utils import timezone
+from django.core.management import call_command
 from playwright.sync_api import Page, expect
 
-from exercises.models import MeasuredReference, Metric
+from exercises.models import MeasuredReference
 from tests.e2e.test_lab import log_in
 
 ARTIFACTS = Path(__file__).parent / "artifacts"
@@ -31,21 +32,17 @@ MEASURED = "Measured here (calibration: median, lowest–highest)"
 
 @pytest.mark.django_db(transaction=True)
 def test_a_trainee_repeats_1a_three_times_on_two_targets_and_sees_the_spread(
-    live_portal, sync_loop, dev_profile, trainee, page: Page
+    live_portal, sync_loop, dev_profile, trainee, make_cluster_account, make_user, page: Page
 ) -> None:
-    exercise = dev_profile.exercises.get(key="1a")
     scratch = dev_profile.targets.get(key="scratch")
     tmp = dev_profile.targets.get(key="tmp")
-    MeasuredReference.objects.create(
-        exercise=exercise,
-        target=scratch,
-        metric=Metric.WRITE,
-        values=[900.0, 1000.0, 1500.0],
-        median=1000.0,
-        low=900.0,
-        high=1500.0,
-        measured_at=timezone.now(),
-    )
+    staff = make_user(make_cluster_account(), staff=True)
+    call_command(
+        "calibrate", "--user", staff.username, "--repeat", "3", "--exercises", "1a",
+        "--targets", "scratch", "--wait", "--timeout", "120", stdout=io.StringIO(),
+    )  # fmt: skip
+    measured = MeasuredReference.objects.get(exercise__key="1a", target=scratch)
+    assert len(measured.values) == 3
     log_in(page, live_portal, trainee.user)
     page.goto(f"{live_portal}/lab/1a/")
 
@@ -79,13 +76,13 @@ def test_a_trainee_repeats_1a_three_times_on_two_targets_and_sees_the_spread(
         tmp.name: statistics.median(dots[tmp.name]),
     }
     # The measured reference: its median marker, and a whisker from lowest to highest.
-    assert [(column(p), p["y"]) for p in sets[MEASURED]] == [(scratch.name, 1000.0)]
+    assert [(column(p), p["y"]) for p in sets[MEASURED]] == [(scratch.name, measured.median)]
     whisker = [p["y"] for p in sets[f"{MEASURED}: lowest–highest"] if p["y"] is not None]
-    assert whisker == [900.0, 1500.0]
+    assert whisker == [measured.low, measured.high]
 
     table = page.locator("table.figures").first
     row = table.locator("tr", has=page.get_by_role("rowheader", name=scratch.name))
-    expect(row).to_contain_text("1000.0 (900.0–1500.0)")
+    expect(row).to_contain_text(f"{measured.median:.1f} ({measured.low:.1f}–{measured.high:.1f})")
     cv = statistics.stdev(dots[scratch.name]) / statistics.fmean(dots[scratch.name])
     expect(row).to_contain_text(f"{cv * 100:.1f} %")
     ARTIFACTS.mkdir(exist_ok=True)
