@@ -1,6 +1,8 @@
 """What the lab pages show: the active site profile, my progress, and the figures
 to compare per exercise. Query counts stay bounded whatever the number of runs."""
 
+import math
+import statistics
 import time
 from collections import defaultdict
 from dataclasses import dataclass
@@ -15,7 +17,15 @@ from django.utils import timezone
 from exercises import figures
 from exercises.advisor import TargetFacts
 from exercises.figures import Figures
-from exercises.models import Exercise, Metric, ReferenceResult, SiteProfile, StorageTarget
+from exercises.models import (
+    RESULT_FIELD,
+    Exercise,
+    MeasuredReference,
+    Metric,
+    ReferenceResult,
+    SiteProfile,
+    StorageTarget,
+)
 from jobs.models import BenchmarkRun, RunResult, RunStatus
 from portal.units import GiB, mib
 
@@ -88,6 +98,65 @@ def comparison(exercise: Exercise, user: AbstractBaseUser) -> list[Figures]:
         ),
     )
     return list(rows.values())
+
+
+# mdtest's four figures, in the order pages show them.
+FILE_OPERATIONS = (Metric.CREATE, Metric.STAT, Metric.FILE_READ, Metric.REMOVE)
+
+
+@dataclass
+class Rate:
+    """One file operation on one target: the median of my runs, the site's measured
+    median and its published figure (per second, all processes together)."""
+
+    mine: float | None
+    measured: float | None
+    published: ReferenceResult | None
+
+
+@dataclass
+class Rates:
+    target: StorageTarget
+    runs: int
+    rates: list[Rate]  # in the order of FILE_OPERATIONS
+
+
+def rates(exercise: Exercise, user: AbstractBaseUser, rows: list[Figures]) -> list[Rates]:
+    """For a metadata exercise, per target of `rows` (the comparison, which carries
+    the published figures): my rates and the site's measured ones (2 queries)."""
+    fields = [RESULT_FIELD[m] for m in FILE_OPERATIONS]
+    found: dict[int, list[tuple]] = defaultdict(list)
+    results = RunResult.objects.filter(
+        run__exercise=exercise, run__user=user, run__calibration=None
+    )
+    for target_id, *values in results.values_list("run__target_id", *fields):
+        found[target_id].append(values)
+    measured: dict[tuple[int, str], float] = {
+        (target_id, metric): median
+        for target_id, metric, median in MeasuredReference.objects.filter(
+            exercise=exercise, metric__in=FILE_OPERATIONS
+        ).values_list("target_id", "metric", "median")
+    }
+
+    def median_of(target_id: int, i: int) -> float | None:
+        values = [v[i] for v in found[target_id] if v[i] is not None and math.isfinite(v[i])]
+        return statistics.median(values) if values else None
+
+    return [
+        Rates(
+            target=row.target,
+            runs=len(found[row.target.pk]),
+            rates=[
+                Rate(
+                    mine=median_of(row.target.pk, i),
+                    measured=measured.get((row.target.pk, metric.value)),
+                    published=row.published.get(metric.value),
+                )
+                for i, metric in enumerate(FILE_OPERATIONS)
+            ],
+        )
+        for row in rows
+    ]
 
 
 def my_runs(exercise: Exercise, user: AbstractBaseUser, limit: int = 20) -> list[BenchmarkRun]:

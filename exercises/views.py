@@ -82,6 +82,7 @@ def _panel_context(request: HttpRequest, exercise: Exercise) -> dict:
         "runs": runs,
         "figures": figures,
         "chart": chart(figures, "mine", "class", "reference", "measured"),
+        "rates": lab.rates(exercise, request.user, figures) if exercise.measures_metadata else None,
         "polling": any(run.status in UNFINISHED_STATUSES for run in runs),
     }
 

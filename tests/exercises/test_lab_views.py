@@ -9,6 +9,7 @@ from django.test import Client
 from django.utils import timezone
 
 from exercises.figures import variation
+from exercises.models import MeasuredReference, Metric, ReferenceResult, Unit
 from jobs.models import BenchmarkRun, RunResult, RunStatus
 
 pytestmark = pytest.mark.django_db
@@ -202,3 +203,38 @@ def test_one_run_has_no_spread_to_speak_of() -> None:
     assert variation([100.0]) is None
     assert variation([]) is None
     assert variation([90.0, 110.0]) == pytest.approx(0.1414, rel=1e-3)
+
+
+def test_a_metadata_exercise_compares_my_rates_with_the_measured_and_published_ones(
+    client, lab_user, dev_profile
+) -> None:
+    exercise = dev_profile.exercises.get(key="6")
+    scratch = dev_profile.targets.get(key="scratch")
+    for creates in (500.0, 700.0, 900.0):
+        run = BenchmarkRun.objects.create(
+            user=lab_user, cluster_username="sl-trainee4", target=scratch, exercise=exercise,
+            engine="mdtest", target_directory="/x", time_limit_minutes=2, result_token_hash="x",
+            workload=exercise.workload.model_dump(mode="json"), status=RunStatus.COMPLETED,
+        )  # fmt: skip
+        RunResult.objects.create(
+            run=run, engine="mdtest", processes=8, create_ops_s=creates, stat_ops_s=20000.0
+        )
+    MeasuredReference.objects.create(
+        exercise=exercise, target=scratch, metric=Metric.CREATE, median=6452.0, low=1, high=1e4
+    )
+    ReferenceResult.objects.create(
+        exercise=exercise, target=scratch, metric=Metric.CREATE, value=884, unit=Unit.OPS_S,
+        source="a talk",
+    )  # fmt: skip
+    client.force_login(lab_user)
+
+    page = client.get("/lab/6/").content.decode()
+
+    compared = page.partition("Files per second, all processes together")[2]
+    row = re.search(r"\$SCRATCH</a></th>(.*?)</tr>", compared, re.S)[1]
+    cells = re.findall(r'<td class="num">(.*?)</td>', row, re.S)
+    assert cells[0] == "3"  # my runs
+    assert cells[1].startswith("700<br>") and "measured 6,452" in cells[1]
+    assert "published 884 ops/s" in cells[1]
+    assert cells[2] == "20,000" and cells[3] == "–"  # no measured or published stat
+    assert 'id="comparison-data"' not in page  # no MiB/s chart for files per second
