@@ -1,0 +1,247 @@
+"""A job's I/O as Darshan recorded it, in the few figures the advisor needs.
+
+IOProfile is plain data (JSON in, JSON out) so a check can keep it and the advisor
+can read it without PyDarshan. read_profile() is the only place that opens a log
+with PyDarshan; call it through jobio.sandbox, never in the web server's process:
+libdarshan-util is C and a crafted log could make it loop or allocate without end.
+"""
+
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+# POSIX_SIZE_{READ,WRITE}_* bins, in Darshan's order, with the bytes each starts at.
+SIZE_BINS: tuple[tuple[str, str, int], ...] = (
+    ("0_100", "0–100 B", 0),
+    ("100_1K", "100 B–1 KiB", 100),
+    ("1K_10K", "1–10 KiB", 1024),
+    ("10K_100K", "10–100 KiB", 10 * 1024),
+    ("100K_1M", "100 KiB–1 MiB", 100 * 1024),
+    ("1M_4M", "1–4 MiB", 2**20),
+    ("4M_10M", "4–10 MiB", 4 * 2**20),
+    ("10M_100M", "10–100 MiB", 10 * 2**20),
+    ("100M_1G", "100 MiB–1 GiB", 100 * 2**20),
+    ("1G_PLUS", "1 GiB and more", 2**30),
+)
+
+
+class LogUnreadable(Exception):
+    """Not a Darshan log we can read; the message says why, in one line, and what to do."""
+
+
+@dataclass(frozen=True)
+class IOProfile:
+    job_id: int
+    uid: int
+    nprocs: int
+    run_time_s: float
+    exe: str  # the command line, as the log has it (shown escaped, never run)
+    bytes_written: int
+    bytes_read: int
+    writes: int
+    reads: int
+    # Requests per size bin of SIZE_BINS, in its order.
+    write_sizes: tuple[int, ...]
+    read_sizes: tuple[int, ...]
+    sequential_requests: int  # at a higher offset than the last one (POSIX_SEQ_*)
+    consecutive_requests: int  # right after the last one (POSIX_CONSEC_*)
+    # Each rank's first request to a file follows none, so Darshan counts it neither
+    # sequential nor not: one per file and rank that read or wrote.
+    first_requests: int
+    files: int  # files the job read or wrote (stdin/stdout/stderr left out)
+    shared_files: int  # files every rank opened, recorded once as rank -1
+    footprint_bytes: int  # sum over files of the highest byte written or read, + 1
+    meta_time_s: float  # time in open/close/stat/seek/fsync..., summed over ranks
+    io_time_s: float  # time in read and write, summed over ranks
+    # The most common request sizes ("typical"), from POSIX_ACCESS1..4.
+    common_sizes: tuple[tuple[int, int], ...] = field(default=())
+
+    @property
+    def requests(self) -> int:
+        return self.writes + self.reads
+
+    @property
+    def judged_requests(self) -> int:
+        """Requests that follow another on the same file: those Darshan judged."""
+        return max(self.requests - self.first_requests, 0)
+
+    @property
+    def sequential_share(self) -> float:
+        """Of the judged requests; 1.0 when every file was written in one request."""
+        n = self.judged_requests
+        return min(self.sequential_requests / n, 1.0) if n else 1.0
+
+    @property
+    def consecutive_share(self) -> float:
+        n = self.judged_requests
+        return min(self.consecutive_requests / n, 1.0) if n else 1.0
+
+    @property
+    def meta_share(self) -> float:
+        total = self.meta_time_s + self.io_time_s
+        return self.meta_time_s / total if total > 0 else 0.0
+
+    @property
+    def typical_request_bytes(self) -> int:
+        """The size of most requests: Darshan's most common access size, else the
+        mean of the job's requests."""
+        if self.common_sizes:
+            return max(self.common_sizes, key=lambda sc: (sc[1], sc[0]))[0]
+        if self.requests:
+            return (self.bytes_written + self.bytes_read) // self.requests
+        return 0
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> "IOProfile":
+        data = dict(data)
+        for key in ("write_sizes", "read_sizes"):
+            data[key] = tuple(data[key])
+        data["common_sizes"] = tuple(tuple(pair) for pair in data.get("common_sizes", ()))
+        return cls(**data)
+
+
+# Names Darshan gives to the standard streams: not files the job chose.
+STREAMS = {"<STDIN>", "<STDOUT>", "<STDERR>"}
+
+
+def read_profile(path: Path) -> IOProfile:
+    """The profile of the log at `path`, or LogUnreadable. Opens the log with
+    libdarshan-util through PyDarshan's backend, checking every call's answer
+    (DarshanReport reads a log cut short as one without records). Run it in a
+    sandbox (jobio.sandbox.parse)."""
+    from darshan.backend import cffi_backend as backend  # noqa: PLC0415 -- heavy; the sandbox's child only
+
+    ffi, lib = backend.ffi, backend.libdutil
+    handle = lib.darshan_log_open(str(path).encode())
+    if handle == ffi.NULL:
+        raise LogUnreadable(
+            "This is not a Darshan log, or its header is cut short: upload the .darshan "
+            "file that Darshan wrote for the job."
+        )
+    try:
+        log = {"handle": handle, "modules": None, "name_records": None}
+        jobrec = ffi.new("struct darshan_job *")
+        if lib.darshan_log_get_job(handle, jobrec) < 0:
+            raise LogUnreadable(CUT_SHORT)
+        job = backend.log_get_job(log)
+        if "POSIX" not in backend.log_get_modules(log):
+            raise LogUnreadable(
+                f"The log of job {job['jobid']} has no POSIX record: Darshan did not watch "
+                "this job's reads and writes (was its POSIX module disabled, or did the job "
+                "do no file I/O?), so there is nothing to advise on."
+            )
+        names = _names(ffi, lib, handle)
+        records = _posix_records(backend, log)
+        return _profile(job, backend.log_get_exe(log), records, names)
+    finally:
+        lib.darshan_log_close(handle)
+
+
+CUT_SHORT = (
+    "This Darshan log is cut short or damaged: upload the whole .darshan file (copy it "
+    "again from the log directory; a log still being written is complete once the job ends)."
+)
+
+
+def _names(ffi: Any, lib: Any, handle: Any) -> dict[int, str]:
+    records = ffi.new("struct darshan_name_record **")
+    count = ffi.new("int *")
+    lib.darshan_log_get_name_records(handle, records, count)  # void: it says nothing
+    names = {}
+    for i in range(count[0]):
+        names[records[0][i].id] = ffi.string(records[0][i].name).decode("utf-8", "replace")
+        lib.darshan_free(records[0][i].name)
+    lib.darshan_free(records[0])
+    return names
+
+
+def _posix_records(backend: Any, log: dict) -> list[dict]:
+    """Every POSIX record; a module region cut short is an error, not an end."""
+    ffi, lib = backend.ffi, backend.libdutil
+    index = backend.log_get_modules(log)["POSIX"]["idx"]
+    records = []
+    while True:
+        buf = ffi.new("void **")  # a fresh one each time: the library fills a given one
+        answer = lib.darshan_log_get_record(log["handle"], index, buf)
+        if answer == 0:
+            return records
+        if answer < 0:
+            raise LogUnreadable(CUT_SHORT)
+        record = ffi.cast(backend._structdefs["POSIX"], buf)
+        records.append(backend._make_generic_record(record, "POSIX", dtype="dict"))
+        lib.darshan_free(buf[0])
+
+
+SUMMED = (
+    "POSIX_BYTES_WRITTEN",
+    "POSIX_BYTES_READ",
+    "POSIX_WRITES",
+    "POSIX_READS",
+    "POSIX_SEQ_READS",
+    "POSIX_SEQ_WRITES",
+    "POSIX_CONSEC_READS",
+    "POSIX_CONSEC_WRITES",
+    *(f"POSIX_SIZE_{way}_{b}" for way in ("WRITE", "READ") for b, _, _ in SIZE_BINS),
+    "POSIX_F_META_TIME",
+    "POSIX_F_READ_TIME",
+    "POSIX_F_WRITE_TIME",
+)
+
+
+def _profile(job: dict, exe: str, records: Any, names: dict[int, str]) -> IOProfile:
+    sums: dict[str, float] = {}
+    files: set[int] = set()
+    shared: set[int] = set()
+    footprint: dict[int, int] = {}
+    common: dict[int, int] = {}
+    first = 0
+    for record in records:
+        name = names.get(record["id"], "")
+        if name in STREAMS:
+            continue
+        c, fc = record["counters"], record["fcounters"]
+        files.add(record["id"])
+        if c["POSIX_READS"] > 0 or c["POSIX_WRITES"] > 0:
+            first += int(job["nprocs"]) if record["rank"] == -1 else 1
+        if record["rank"] == -1:
+            shared.add(record["id"])
+        for key in SUMMED:
+            value = c[key] if key in c else fc[key]
+            if value > 0:  # -1: not recorded (e.g. reduced away)
+                sums[key] = sums.get(key, 0) + (float(value) if key in fc else int(value))
+        top = int(max(c["POSIX_MAX_BYTE_WRITTEN"], c["POSIX_MAX_BYTE_READ"])) + 1
+        footprint[record["id"]] = max(footprint.get(record["id"], 0), top)
+        for i in range(1, 5):
+            size, count = int(c[f"POSIX_ACCESS{i}_ACCESS"]), int(c[f"POSIX_ACCESS{i}_COUNT"])
+            if size > 0 and count > 0:
+                common[size] = common.get(size, 0) + count
+
+    def n(key: str) -> int:
+        return int(sums.get(key, 0))
+
+    top4 = sorted(common.items(), key=lambda sc: (-sc[1], sc[0]))[:4]
+    return IOProfile(
+        job_id=int(job["jobid"]),
+        uid=int(job["uid"]),
+        nprocs=int(job["nprocs"]),
+        run_time_s=float(job.get("run_time", 0.0)),
+        exe=str(exe)[:500],
+        bytes_written=n("POSIX_BYTES_WRITTEN"),
+        bytes_read=n("POSIX_BYTES_READ"),
+        writes=n("POSIX_WRITES"),
+        reads=n("POSIX_READS"),
+        write_sizes=tuple(n(f"POSIX_SIZE_WRITE_{b}") for b, _, _ in SIZE_BINS),
+        read_sizes=tuple(n(f"POSIX_SIZE_READ_{b}") for b, _, _ in SIZE_BINS),
+        sequential_requests=n("POSIX_SEQ_READS") + n("POSIX_SEQ_WRITES"),
+        consecutive_requests=n("POSIX_CONSEC_READS") + n("POSIX_CONSEC_WRITES"),
+        first_requests=first,
+        files=len(files),
+        shared_files=len(shared),
+        footprint_bytes=sum(footprint.values()),
+        meta_time_s=float(sums.get("POSIX_F_META_TIME", 0.0)),
+        io_time_s=float(sums.get("POSIX_F_READ_TIME", 0.0) + sums.get("POSIX_F_WRITE_TIME", 0.0)),
+        common_sizes=tuple((int(s), int(c)) for s, c in top4),
+    )
