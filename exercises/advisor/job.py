@@ -1,0 +1,222 @@
+"""Advice from a job's real I/O (a Darshan profile, jobio.profile.IOProfile) instead
+of a questionnaire: the profile becomes the advisor's Question, and the job is set
+beside the site's exercises to name the one it resembles and the speed-up the
+site's figures for that exercise promise.
+
+Pure, like the rest of the advisor: the caller brings the targets' facts, the
+exercises' shapes and the figures (jobio/advice.py does, from the database).
+"""
+
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
+
+from exercises.advisor import Access, Advice, FileShape, Question, TargetFacts, advise
+from exercises.advisor.plan import keeper_of
+from exercises.advisor.words import mib_s, times
+from jobio.profile import IOProfile
+
+GiB = 2**30
+MiB = 2**20
+KiB = 2**10
+
+# Sequential: most requests start where the last one ended (consecutive), or at
+# least further on (sequential: a strided pattern). Random: neither. Random 4 KiB
+# writes that touch each block once still go "forward" about half the time, so the
+# sequential share alone does not tell streaming from scattering.
+SEQUENTIAL_CONSEC = 0.7
+SEQUENTIAL_SEQ = 0.9
+RANDOM_SEQ = 0.7
+RANDOM_CONSEC = 0.3
+# Many small files: more than this many files, averaging under SMALL_FILE bytes, or a
+# job that spends more time opening and closing than reading and writing.
+MANY_FILES = 100
+SMALL_FILE = 4 * MiB
+META_HEAVY = 0.5
+# Ranks sharing a file, beyond what one node holds: the data is shared between nodes.
+RANKS_PER_NODE = 128
+
+
+def pattern_of(p: IOProfile) -> Access:
+    if not p.judged_requests:  # no I/O, or each file in one request: nothing scattered
+        return Access.SEQUENTIAL
+    if p.consecutive_share >= SEQUENTIAL_CONSEC or p.sequential_share >= SEQUENTIAL_SEQ:
+        return Access.SEQUENTIAL
+    if p.sequential_share < RANDOM_SEQ and p.consecutive_share < RANDOM_CONSEC:
+        return Access.RANDOM
+    return Access.MIXED
+
+
+def file_shape_of(p: IOProfile) -> FileShape:
+    many = p.files > MANY_FILES and p.footprint_bytes / p.files < SMALL_FILE
+    metadata_bound = p.files > 10 and p.meta_share >= META_HEAVY
+    return FileShape.MANY_SMALL if many or metadata_bound else FileShape.FEW_LARGE
+
+
+def question_for(p: IOProfile, node_memory_gib: float) -> Question:
+    """The questionnaire as the log answers it. The data is what the files hold at
+    their largest (a job rewriting one file 100 times needs room for it once)."""
+    return Question(
+        access=pattern_of(p),
+        file_shape=file_shape_of(p),
+        data_gib=p.footprint_bytes / GiB,
+        node_memory_gib=node_memory_gib,
+        must_outlive_job=p.bytes_written > 0,
+        shared_between_nodes=p.shared_files > 0 and p.nprocs > RANKS_PER_NODE,
+        file_count=p.files,
+    )
+
+
+# --- the exercise the job resembles ---------------------------------------------
+
+
+@dataclass(frozen=True)
+class ExerciseShape:
+    key: str
+    title: str
+    pattern: str  # "sequential" or "random", as Exercise.pattern
+    block_size: int
+    processes: int
+    files_per_process: int
+    fsync: bool = True
+
+
+def distance(p: IOProfile, e: ExerciseShape) -> float:
+    """How unlike the exercise the job is: its pattern counts most, then the request
+    size, the files per process and the process count, each on a log scale (twice or
+    half as many is the same step)."""
+    access = pattern_of(p)
+    # A mixed job is half like either pattern.
+    d = 1.5 if access is Access.MIXED else (0.0 if access.value == e.pattern else 3.0)
+    size = max(p.typical_request_bytes, 1)
+    d += abs(math.log2(size / e.block_size)) / 4
+    d += abs(math.log2(max(p.nprocs, 1) / e.processes)) / 3
+    files_per_process = max(p.files / max(p.nprocs, 1), 1.0)
+    d += abs(math.log2(files_per_process / e.files_per_process)) / 3
+    # The page-cache trap (4a) times the cache, not the storage: never the model.
+    return d + (0.0 if e.fsync else 2.0)
+
+
+def resembles(p: IOProfile, shapes: Sequence[ExerciseShape]) -> ExerciseShape | None:
+    """The closest exercise; equal ones keep the site's order (the first of 1a, 4b
+    and 7, which write alike, is the one the lab starts with)."""
+    return min(shapes, key=lambda e: distance(p, e), default=None)
+
+
+def size_words(n: int) -> str:
+    for unit, name in ((GiB, "GiB"), (MiB, "MiB"), (KiB, "KiB")):
+        if n >= unit:
+            value = n / unit
+            return f"{value:,.0f} {name}" if value == int(value) else f"{value:,.1f} {name}"
+    return f"{n} B"
+
+
+def likeness(p: IOProfile, e: ExerciseShape) -> str:
+    """ "like 2a: 16,384 writes of 4 KiB at random offsets, one process, one file"."""
+    writing = p.writes >= p.reads
+    count, verb = (p.writes, "write") if writing else (p.reads, "read")
+    where = {
+        Access.RANDOM: "at random offsets",
+        Access.SEQUENTIAL: "one after another",
+        Access.MIXED: "partly in order, partly scattered",
+    }[pattern_of(p)]
+    procs = "one process" if p.nprocs == 1 else f"{p.nprocs:,} processes"
+    files = "one file" if p.files == 1 else f"{p.files:,} files"
+    size = size_words(p.typical_request_bytes)
+    requests = f"{count:,} {verb}{'s' if count != 1 else ''}"
+    return f"like {e.key}: {requests} of {size} {where}, {procs}, {files}"
+
+
+# --- the advice -----------------------------------------------------------------
+
+# (exercise key, the job mostly reads?) -> target key -> (MiB/s, where it comes from).
+FiguresFor = Callable[[str, bool], Mapping[str, tuple[float, str]]]
+
+
+@dataclass(frozen=True)
+class Speedup:
+    target_key: str  # the recommended target
+    baseline_key: str  # what it is compared with
+    ratio: float
+    text: str
+
+
+@dataclass(frozen=True)
+class JobAdvice:
+    pattern: Access
+    question: Question
+    advice: Advice
+    resembles: ExerciseShape | None
+    likeness: str
+    speedup: Speedup | None
+
+    @property
+    def ranking(self) -> list[str]:
+        return [r.target_key for r in self.advice.ranking]
+
+    @property
+    def recommended(self) -> list[str]:
+        """The targets to try the resembling exercise on: the best, and what it is
+        compared with, so the run shows the difference."""
+        keys = [self.ranking[0]] if self.ranking else []
+        if self.speedup and self.speedup.baseline_key not in keys:
+            keys.append(self.speedup.baseline_key)
+        return keys
+
+
+def speedup(
+    advice: Advice,
+    targets: Sequence[TargetFacts],
+    question: Question,
+    figures: Mapping[str, tuple[float, str]],
+    exercise: ExerciseShape | None,
+) -> Speedup | None:
+    """The best target against the site's usual place for job data (or, when that is
+    the best, the runner-up), by `figures`: target key -> (MiB/s, where it comes
+    from) for the resembling exercise. None without both figures."""
+    if not advice.ranking or exercise is None:
+        return None
+    best = advice.ranking[0]
+    usual = keeper_of(targets, replace(question, data_gib=0))
+    if usual is not None and usual.key != best.target_key:
+        baseline = usual.key
+    elif len(advice.ranking) > 1:
+        baseline = advice.ranking[1].target_key
+    else:
+        return None
+    if best.target_key not in figures or baseline not in figures:
+        return None
+    (fast, source), (slow, _) = figures[best.target_key], figures[baseline]
+    if fast <= 0 or slow <= 0:
+        return None
+    names = {t.key: t.name for t in targets}
+    ratio = fast / slow
+    comparison = (
+        f"{times(ratio)} faster than" if ratio >= 1 else f"{times(slow / fast)} slower than"
+    )
+    text = (
+        f"Expect {names[best.target_key]} to be about {comparison} {names[baseline]} for this "
+        f"job: {mib_s(fast)} against {mib_s(slow)} in exercise {exercise.key} ({source})."
+    )
+    return Speedup(best.target_key, baseline, ratio, text)
+
+
+def advise_job(
+    p: IOProfile,
+    targets: Sequence[TargetFacts],
+    node_memory_gib: float,
+    shapes: Sequence[ExerciseShape],
+    figures_for: FiguresFor,
+) -> JobAdvice:
+    question = question_for(p, node_memory_gib)
+    advice = advise(targets, question)
+    exercise = resembles(p, shapes)
+    figures = figures_for(exercise.key, p.bytes_read > p.bytes_written) if exercise else {}
+    return JobAdvice(
+        pattern=question.access,
+        question=question,
+        advice=advice,
+        resembles=exercise,
+        likeness=likeness(p, exercise) if exercise else "",
+        speedup=speedup(advice, targets, question, figures, exercise),
+    )

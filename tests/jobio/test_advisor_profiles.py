@@ -1,0 +1,211 @@
+"""The advisor's rules for a job's real I/O (exercises/advisor/job.py), on a table of
+profiles and VSC-3's facts and published figures (as tests/exercises/test_advisor.py
+has them). Plain pytest, no database, no log: the profiles are written out here."""
+
+from dataclasses import dataclass, replace
+
+import pytest
+
+from exercises.advisor import Access, FileShape
+from exercises.advisor.job import ExerciseShape, advise_job, pattern_of, question_for
+from jobio.profile import IOProfile
+from tests.exercises.test_advisor import VSC3, in_mib_s, profile
+
+KiB, MiB, GiB = 2**10, 2**20, 2**30
+SITE = profile("vsc3")
+SHAPES = [
+    ExerciseShape(
+        e["key"],
+        e["title"],
+        e["pattern"],
+        e["block_size"],
+        e["processes"],
+        e.get("files_per_process", 1),
+        e.get("fsync", True),
+    )
+    for e in SITE["exercises"]
+    if e.get("engine", "fio") != "mdtest"
+]
+REFS = {
+    (r["exercise"], r["target"]): in_mib_s(r) for r in SITE["references"] if r["metric"] == "write"
+}
+
+
+def figures_for(key: str, reading: bool) -> dict[str, tuple[float, str]]:
+    return {t: (v, "published") for (e, t), v in REFS.items() if e == key}
+
+
+def io(
+    *,
+    size: int,
+    requests: int,
+    procs: int = 1,
+    files: int = 1,
+    seq: float,
+    consec: float,
+    footprint: int | None = None,
+    meta: float = 0.01,
+    reads: bool = False,
+) -> IOProfile:
+    """A job of `requests` of `size` bytes each, `seq`/`consec` of them in order."""
+    judged = max(requests - files * procs, 0)
+    bins = [0] * 10
+    bins[sum(size >= edge for edge in (100, KiB, 10 * KiB, 100 * KiB, MiB, 4 * MiB)) - 0] = requests
+    moved = size * requests
+    return IOProfile(
+        job_id=1,
+        uid=1000,
+        nprocs=procs,
+        run_time_s=60.0,
+        exe="app",
+        bytes_written=0 if reads else moved,
+        bytes_read=moved if reads else 0,
+        writes=0 if reads else requests,
+        reads=requests if reads else 0,
+        write_sizes=tuple([0] * 10 if reads else bins),
+        read_sizes=tuple(bins if reads else [0] * 10),
+        sequential_requests=int(seq * judged),
+        consecutive_requests=int(consec * judged),
+        first_requests=files * procs if files >= procs else procs,
+        files=files,
+        shared_files=0,
+        footprint_bytes=footprint if footprint is not None else moved,
+        meta_time_s=meta * 10,
+        io_time_s=(1 - meta) * 10,
+        common_sizes=((size, requests),),
+    )
+
+
+@dataclass(frozen=True)
+class Row:
+    profile: IOProfile
+    pattern: Access
+    shape: FileShape
+    resembles: str
+    first: set[str]  # acceptable first choices
+    never_first: frozenset[str] = frozenset()
+
+
+PARALLEL_FS = {"global", "binfl"}
+TABLE = {
+    "random 4 KiB writes to one 64 MiB file": Row(
+        io(size=4 * KiB, requests=16384, seq=0.5, consec=0.0),
+        Access.RANDOM,
+        FileShape.FEW_LARGE,
+        "2a",
+        {"tmp"},
+    ),
+    "random 4 KiB writes by 8 processes, a file each": Row(
+        io(size=4 * KiB, requests=8 * 65536, procs=8, files=8, seq=0.5, consec=0.01),
+        Access.RANDOM,
+        FileShape.FEW_LARGE,
+        "2b",
+        {"tmp"},
+    ),
+    "a 2 GiB sequential write in 1 MiB blocks": Row(
+        io(size=MiB, requests=2048, seq=1.0, consec=1.0),
+        Access.SEQUENTIAL,
+        FileShape.FEW_LARGE,
+        "1a",
+        PARALLEL_FS,
+    ),
+    "8 processes streaming 1 GiB each": Row(
+        io(size=MiB, requests=8192, procs=8, files=8, seq=1.0, consec=1.0),
+        Access.SEQUENTIAL,
+        FileShape.FEW_LARGE,
+        "1b",
+        PARALLEL_FS,
+    ),
+    "32,768 files of 16 KiB from 8 processes": Row(
+        io(size=16 * KiB, requests=32768, procs=8, files=32768, seq=1.0, consec=1.0, meta=0.6),
+        Access.SEQUENTIAL,
+        FileShape.MANY_SMALL,
+        "3",
+        {"tmp", "binfs"},
+        frozenset(PARALLEL_FS),
+    ),
+    "random 4 KiB writes to a 100 GiB file: too big for memory": Row(
+        io(size=4 * KiB, requests=10**6, seq=0.5, consec=0.0, footprint=100 * GiB),
+        Access.RANDOM,
+        FileShape.FEW_LARGE,
+        "2a",
+        {"binfs", "home", "binfl"},
+        frozenset({"tmp"}),
+    ),
+    "strided 64 KiB reads, half in order": Row(
+        io(size=64 * KiB, requests=50000, seq=0.8, consec=0.5, reads=True),
+        Access.MIXED,
+        FileShape.FEW_LARGE,
+        "1a",
+        {"tmp", "binfs", "global", "binfl", "home"},
+    ),
+}
+
+
+@pytest.fixture(params=TABLE.items(), ids=TABLE.keys())
+def row(request) -> Row:
+    return request.param[1]
+
+
+def test_each_profile_gets_its_pattern_shape_and_exercise(row: Row) -> None:
+    question = question_for(row.profile, SITE["profile"]["node_memory_gib"])
+    job = advise_job(row.profile, VSC3, 64, SHAPES, figures_for)
+    assert (question.access, question.file_shape) == (row.pattern, row.shape)
+    assert job.resembles and job.resembles.key == row.resembles
+    assert job.likeness.startswith(f"like {row.resembles}: ")
+
+
+def test_each_profile_gets_the_expected_first_target(row: Row) -> None:
+    job = advise_job(row.profile, VSC3, 64, SHAPES, figures_for)
+    assert job.ranking[0] in row.first, job.advice.plan
+    assert not row.never_first & {job.ranking[0]}
+    assert sorted(job.ranking) == sorted(t.key for t in VSC3)
+
+
+def test_random_writes_that_fit_in_memory_are_staged_through_tmpdir_with_the_figures() -> None:
+    job = advise_job(
+        TABLE["random 4 KiB writes to one 64 MiB file"].profile, VSC3, 64, SHAPES, figures_for
+    )
+    assert "Stage the input into $TMPDIR" in job.advice.plan
+    assert "copy the results back to" in job.advice.plan
+    assert (
+        job.likeness == "like 2a: 16,384 writes of 4 KiB at random offsets, one process, one file"
+    )
+    # Against the site's usual place for job data, by 2a's published figures.
+    assert job.speedup is not None and job.speedup.baseline_key == "global"
+    assert job.speedup.text == (
+        "Expect $TMPDIR to be about 25x faster than $GLOBAL for this job: 1,428 MiB/s "
+        "against 56 MiB/s in exercise 2a (published)."
+    )
+    assert job.recommended == ["tmp", "global"]
+
+
+def test_a_large_stream_goes_straight_to_the_parallel_filesystem() -> None:
+    job = advise_job(
+        TABLE["a 2 GiB sequential write in 1 MiB blocks"].profile, VSC3, 64, SHAPES, figures_for
+    )
+    assert "directly on" in job.advice.plan and "large blocks" in job.advice.plan
+    assert job.speedup is not None and job.speedup.ratio > 1
+
+
+def test_no_requests_read_as_sequential_and_light() -> None:
+    idle = replace(
+        TABLE["a 2 GiB sequential write in 1 MiB blocks"].profile,
+        writes=0,
+        bytes_written=0,
+        sequential_requests=0,
+        consecutive_requests=0,
+        first_requests=0,
+        footprint_bytes=1,
+        common_sizes=(),
+    )
+    assert pattern_of(idle) is Access.SEQUENTIAL
+    assert advise_job(idle, VSC3, 64, SHAPES, figures_for).ranking[0] == "home"
+
+
+def test_without_figures_there_is_no_speedup_but_still_a_ranking() -> None:
+    job = advise_job(
+        TABLE["random 4 KiB writes to one 64 MiB file"].profile, VSC3, 64, SHAPES, lambda k, r: {}
+    )
+    assert job.speedup is None and job.ranking[0] == "tmp"
+    assert job.recommended == ["tmp"]
