@@ -1,0 +1,70 @@
+"""python manage.py advise_darshan FILE [--profile NAME] [--json]: a job's Darshan log
+read (in the same sandbox as the portal's uploads) and advised on, for the active site
+profile or the one named."""
+
+import json
+from pathlib import Path
+
+from django.conf import settings
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from exercises.models import SiteProfile
+from jobio.advice import advice_for
+from jobio.sandbox import LogUnreadable, parse
+
+
+class Command(BaseCommand):
+    help = "Reads a Darshan log and says which storage target the job belongs on."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("file", type=Path)
+        parser.add_argument("--profile", help="a loaded site profile (default: SITE_PROFILE)")
+        parser.add_argument("--json", action="store_true", help="one JSON object")
+
+    def handle(self, *args: object, **options: object) -> None:
+        path: Path = options["file"]
+        name = options["profile"] or settings.SITE_PROFILE
+        profile = SiteProfile.objects.filter(name=name).first()
+        if profile is None:
+            raise CommandError(f"no site profile {name!r}: run load_site_profile {name} first")
+        if not path.is_file():
+            raise CommandError(f"{path}: no such file")
+        try:
+            io = parse(
+                path,
+                seconds=settings.DARSHAN_PARSE_SECONDS,
+                memory_bytes=settings.DARSHAN_PARSE_MEMORY_MB * 2**20,
+                max_bytes=settings.DARSHAN_MAX_BYTES,
+            )
+        except LogUnreadable as e:
+            raise CommandError(f"{path}: {e}") from None
+        job = advice_for(io, profile)
+        summary = {
+            "job_id": io.job_id,
+            "uid": io.uid,
+            "processes": io.nprocs,
+            "pattern": job.pattern.value,
+            "files": io.files,
+            "shared_files": io.shared_files,
+            "bytes_written": io.bytes_written,
+            "bytes_read": io.bytes_read,
+            "typical_request_bytes": io.typical_request_bytes,
+            "sequential_share": round(io.sequential_share, 3),
+            "consecutive_share": round(io.consecutive_share, 3),
+            "metadata_time_share": round(io.meta_share, 3),
+            "resembles": job.resembles.key if job.resembles else None,
+            "likeness": job.likeness,
+            "ranking": job.ranking,
+            "plan": job.advice.plan,
+            "speedup": job.speedup.text if job.speedup else None,
+        }
+        if options["json"]:
+            self.stdout.write(json.dumps(summary))
+            return
+        self.stdout.write(f"Job {io.job_id}: {job.pattern.value} I/O, {job.likeness}")
+        for rank, rec in enumerate(job.advice.ranking, 1):
+            fits = "" if rec.fits else " (not as it stands)"
+            self.stdout.write(f"{rank}. {rec.target_name}{fits}")
+        self.stdout.write(job.advice.plan)
+        if job.speedup:
+            self.stdout.write(job.speedup.text)
