@@ -29,7 +29,10 @@ def exercise_detail(request: HttpRequest, key: str) -> HttpResponse:
     exercise = lab.get_exercise(key)
     if request.htmx:
         return _runs_panel(request, exercise)
-    form = StartRunsForm(profile=exercise.profile)
+    # ?targets=tmp&targets=home ticks those targets (Check my job links here so).
+    form = StartRunsForm(
+        profile=exercise.profile, initial={"targets": request.GET.getlist("targets")}
+    )
     return _page(request, exercise, form)
 
 

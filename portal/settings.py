@@ -86,6 +86,7 @@ INSTALLED_APPS = [
     "portal",
     "exercises",
     "jobs",
+    "jobio",
 ]
 
 MIDDLEWARE = [
@@ -367,6 +368,16 @@ JOB_PATH = os.getenv("JOB_PATH", "/usr/local/bin:/usr/bin:/bin")
 MPI_LAUNCHER = envcommand("MPI_LAUNCHER", "mpirun", ("srun", "mpirun", "mpiexec"))
 SYNC_INTERVAL_SECONDS = float(os.getenv("SYNC_INTERVAL_SECONDS", "2"))
 SYNC_LOCK_SECONDS = envint("SYNC_LOCK_SECONDS", "60")
+# Check my job (jobio/): the largest Darshan log accepted, how long and with how much
+# memory one log may be read (in a child process, jobio/sandbox.py), and where a site
+# keeps its jobs' logs (darshan-runtime's log path: YYYY/M/D/ below it; empty: uploads
+# only) and how many days back a job is looked for there.
+DARSHAN_MAX_BYTES = envint("DARSHAN_MAX_BYTES", str(64 * 2**20))
+DARSHAN_PARSE_SECONDS = envint("DARSHAN_PARSE_SECONDS", "20")
+DARSHAN_PARSE_MEMORY_MB = envint("DARSHAN_PARSE_MEMORY_MB", "768")
+DARSHAN_LOG_DIR = os.getenv("DARSHAN_LOG_DIR", "")
+DARSHAN_LOG_DAYS = envint("DARSHAN_LOG_DAYS", "14")
+
 # Quota collection (exercises/quota/): how often, how long one tool may take, where the
 # tools are looked for, the most files the local collector counts in one user's directory,
 # and Open OnDemand quota files to import (colon-separated, like OOD_QUOTA_PATH).

@@ -13,5 +13,6 @@ urlpatterns = [
     path("oidc/callback/", oidc.Callback.as_view(), name="oidc-callback"),
     path("", include("exercises.urls")),
     path("jobs/", include("jobs.urls")),
+    path("check-my-job/", include("jobio.urls")),
     path("admin/", admin.site.urls),
 ]

@@ -1,8 +1,10 @@
 import io
 from collections.abc import Iterator
+from types import SimpleNamespace
 
 import pytest
 from django.core.management import call_command
+from django.db import transaction
 
 from exercises.models import SiteProfile
 from portal.celery import app
@@ -16,12 +18,14 @@ def vsc3(db, settings) -> SiteProfile:
 
 
 @pytest.fixture
-def tasks_run_at_commit(django_capture_on_commit_callbacks) -> Iterator[None]:
-    """The read task runs in the test, as a worker would once the check is committed."""
+def tasks_run_at_commit(monkeypatch) -> Iterator[None]:
+    """The read task runs within the request, as a worker would once the check is
+    committed (a test's transaction never commits)."""
+    immediate = SimpleNamespace(atomic=transaction.atomic, on_commit=lambda f, **kw: f())
+    monkeypatch.setattr("jobio.checks.transaction", immediate)
     eager = app.conf.task_always_eager
     app.conf.task_always_eager = True
     try:
-        with django_capture_on_commit_callbacks(execute=True):
-            yield
+        yield
     finally:
         app.conf.task_always_eager = eager

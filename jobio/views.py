@@ -1,0 +1,109 @@
+from urllib.parse import urlencode
+
+from django.conf import settings
+from django.contrib.auth.decorators import login_required
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_POST
+
+from exercises import lab
+from jobio import checks
+from jobio.advice import advice_for
+from jobio.charts import chart_data, size_rows
+from jobio.forms import JobIdForm, UploadForm
+from jobio.models import JobCheck
+from jobio.profile import IOProfile
+from portal.polling import poll_answer
+
+
+@login_required
+def check_page(request: HttpRequest) -> HttpResponse:
+    return _page(request, UploadForm(), JobIdForm())
+
+
+def _page(
+    request: HttpRequest, upload: UploadForm, job: JobIdForm, error: str = "", status: int = 200
+) -> HttpResponse:
+    ctx = {
+        "upload_form": upload,
+        "job_form": job,
+        "log_dir": bool(settings.DARSHAN_LOG_DIR),
+        "max_mib": settings.DARSHAN_MAX_BYTES // 2**20,
+        "checks": checks.recent_checks(request.user),
+        "error": error,
+    }
+    return render(request, "jobio/check.html", ctx, status=status)
+
+
+@require_POST
+@login_required
+def check_upload(request: HttpRequest) -> HttpResponse:
+    # Before Django reads the body into a file: a too large upload is refused unread.
+    length = int(request.META.get("CONTENT_LENGTH") or 0)
+    if length > settings.DARSHAN_MAX_BYTES + 64 * 1024:
+        error = checks.too_big(length, settings.DARSHAN_MAX_BYTES)
+        return _page(request, UploadForm(), JobIdForm(), error, status=413)
+    form = UploadForm(request.POST, request.FILES)
+    if not form.is_valid():
+        return _page(request, form, JobIdForm(), status=400)
+    upload = form.cleaned_data["log"]
+    if upload.size > settings.DARSHAN_MAX_BYTES:
+        error = checks.too_big(upload.size, settings.DARSHAN_MAX_BYTES)
+        return _page(request, UploadForm(), JobIdForm(), error, status=413)
+    try:
+        check = checks.from_upload(request.user, upload.read(), upload.name)
+    except checks.CheckRefused as refused:
+        return _page(request, UploadForm(), JobIdForm(), str(refused), status=400)
+    return redirect("jobio:detail", pk=check.pk)
+
+
+@require_POST
+@login_required
+def check_job(request: HttpRequest) -> HttpResponse:
+    form = JobIdForm(request.POST)
+    if not settings.DARSHAN_LOG_DIR:
+        error = "This site keeps no Darshan logs for the portal to read: upload the log."
+        return _page(request, UploadForm(), form, error, status=400)
+    if not form.is_valid():
+        return _page(request, UploadForm(), form, status=400)
+    try:
+        check = checks.from_log_dir(request.user, form.cleaned_data["job_id"])
+    except checks.CheckRefused as refused:
+        return _page(request, UploadForm(), form, str(refused), status=400)
+    return redirect("jobio:detail", pk=check.pk)
+
+
+@login_required
+def check_detail(request: HttpRequest, pk: str) -> HttpResponse:
+    """A check as it is read (polled every second), then its profile and advice."""
+    found = checks.visible_check(request.user, pk)
+    ctx = {"check": found, "failure": None, "reading": False}
+    if isinstance(found, checks.Failure):
+        ctx["failure"] = found
+    elif found.reading:
+        ctx["reading"] = True
+    else:
+        ctx |= _result(found)
+    if request.htmx:
+        response = render(request, "jobio/check_detail.html#check-result", ctx)
+        return poll_answer(response, still_polling=ctx["reading"])
+    return render(request, "jobio/check_detail.html", ctx)
+
+
+def _result(check: JobCheck) -> dict:
+    io = IOProfile.from_json(check.profile)
+    profile = lab.active_profile()
+    job = advice_for(io, profile)
+    link = None
+    if job.resembles:
+        url = reverse("exercises:exercise-detail", args=[job.resembles.key])
+        link = f"{url}?{urlencode([('targets', key) for key in job.recommended])}"
+    return {
+        "io": io,
+        "job": job,
+        "site": profile,
+        "exercise_link": link,
+        "chart": chart_data(io),
+        "size_rows": size_rows(io),
+    }
