@@ -11,9 +11,9 @@ def access_counts(io: IOProfile) -> list[tuple[str, int]]:
     forward = max(min(io.sequential_requests, io.judged_requests) - consecutive, 0)
     other = max(io.judged_requests - consecutive - forward, 0)
     return [
-        ("Right after the previous request (consecutive)", consecutive),
-        ("Further on, with a gap (sequential)", forward),
-        ("Backwards or scattered (random)", other),
+        ("Consecutive", consecutive),  # right after the previous request
+        ("Forward, with a gap", forward),  # sequential, not consecutive
+        ("Scattered", other),  # backwards or anywhere: random
     ]
 
 

@@ -96,6 +96,7 @@ def _result(check: JobCheck) -> dict:
     profile = lab.active_profile()
     job = advice_for(io, profile)
     link = None
+    names = {r.target_key: r.target_name for r in job.advice.ranking}
     if job.resembles:
         url = reverse("exercises:exercise-detail", args=[job.resembles.key])
         link = f"{url}?{urlencode([('targets', key) for key in job.recommended])}"
@@ -104,6 +105,7 @@ def _result(check: JobCheck) -> dict:
         "job": job,
         "site": profile,
         "exercise_link": link,
+        "recommended_names": " and ".join(names[key] for key in job.recommended),
         "chart": chart_data(io),
         "size_rows": size_rows(io),
     }

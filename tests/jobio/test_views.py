@@ -44,7 +44,7 @@ def test_an_upload_is_read_and_shows_the_profile_and_ranking(
     assert 'href="/lab/2a/?targets=tmp&amp;targets=global"' in page
     assert page.index("$TMPDIR</strong>") < page.index("$GLOBAL</strong>")
     assert (
-        '<table id="sizes-table">' in page and '<th scope="row">1–10 KiB</th><td>16384</td>' in page
+        '<table id="sizes-table" class="figures">' in page and '<th scope="row">1–10 KiB</th><td>16384</td>' in page
     )
 
 
