@@ -43,9 +43,8 @@ def test_an_upload_is_read_and_shows_the_profile_and_ranking(
     assert "like 2a: 16,384 writes of 4 KiB at random offsets, one process, one file" in page
     assert 'href="/lab/2a/?targets=tmp&amp;targets=global"' in page
     assert page.index("$TMPDIR</strong>") < page.index("$GLOBAL</strong>")
-    assert (
-        '<table id="sizes-table" class="figures">' in page and '<th scope="row">1–10 KiB</th><td>16384</td>' in page
-    )
+    assert '<table id="sizes-table" class="figures">' in page
+    assert '<th scope="row">1–10 KiB</th><td>16384</td>' in page
 
 
 def test_the_resembling_exercise_opens_with_the_recommended_targets_ticked(
