@@ -17,6 +17,8 @@ import sys
 from contextlib import suppress
 from pathlib import Path
 
+from django.conf import settings
+
 from jobio.profile import CUT_SHORT, IOProfile, LogUnreadable, read_profile
 
 MiB = 2**20
@@ -63,6 +65,16 @@ def parse(path: Path, *, seconds: float, memory_bytes: int, max_bytes: int) -> I
             "log of one job reads in a second. Is it damaged?"
         ) from None
     return answer(child.returncode, stdout, stderr, memory_bytes)
+
+
+def parse_with_site_limits(path: Path) -> IOProfile:
+    """`parse` within the limits the site set (DARSHAN_*)."""
+    return parse(
+        path,
+        seconds=settings.DARSHAN_PARSE_SECONDS,
+        memory_bytes=settings.DARSHAN_PARSE_MEMORY_MB * MiB,
+        max_bytes=settings.DARSHAN_MAX_BYTES,
+    )
 
 
 def too_big(size: int, max_bytes: int) -> str:

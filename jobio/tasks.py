@@ -8,7 +8,7 @@ from django.conf import settings
 
 from jobio.checks import fail
 from jobio.models import JobCheck
-from jobio.sandbox import LogUnreadable, parse
+from jobio.sandbox import LogUnreadable, parse_with_site_limits
 
 # Beyond the sandbox's own limit: a worker that lost its child still lets go.
 TIME_MARGIN_SECONDS = 30
@@ -28,12 +28,7 @@ def read_check(check_id: str) -> None:
         path = Path(folder) / "job.darshan"  # our name, never the upload's
         path.write_bytes(bytes(check.log))
         try:
-            profile = parse(
-                path,
-                seconds=settings.DARSHAN_PARSE_SECONDS,
-                memory_bytes=settings.DARSHAN_PARSE_MEMORY_MB * 2**20,
-                max_bytes=settings.DARSHAN_MAX_BYTES,
-            )
+            profile = parse_with_site_limits(path)
         except LogUnreadable as e:
             fail(check, str(e))
             return

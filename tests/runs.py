@@ -72,12 +72,17 @@ def sync_loop_only(db) -> Iterator[None]:
         yield
 
 
+def use_site_profile(name: str, settings) -> SiteProfile:
+    """Loads the shipped profile `name` (exercises/profiles/) and makes it the site's."""
+    call_command("load_site_profile", name, stdout=io.StringIO())
+    settings.SITE_PROFILE = name
+    return SiteProfile.objects.get(name=name)
+
+
 @pytest.fixture
 def dev_profile(db, settings) -> SiteProfile:
     """The dev site's profile, as `make demo` loads it."""
-    call_command("load_site_profile", "dev", stdout=io.StringIO())
-    settings.SITE_PROFILE = "dev"
-    return SiteProfile.objects.get(name="dev")
+    return use_site_profile("dev", settings)
 
 
 @pytest.fixture

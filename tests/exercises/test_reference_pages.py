@@ -12,6 +12,7 @@ from django.test import Client
 
 from exercises import lab
 from exercises.models import Course, ReferenceResult, SiteProfile
+from tests.runs import use_site_profile
 
 pytestmark = pytest.mark.django_db
 
@@ -20,9 +21,7 @@ IOR_FPP_SOURCE = "CRI storage talk (UChicago): IOR POSIX, 16 nodes, 448 cores, 1
 
 @pytest.fixture
 def cri(db, settings) -> SiteProfile:
-    call_command("load_site_profile", "cri", stdout=io.StringIO())
-    settings.SITE_PROFILE = "cri"
-    return SiteProfile.objects.get(name="cri")
+    return use_site_profile("cri", settings)
 
 
 @pytest.fixture

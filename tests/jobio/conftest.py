@@ -1,20 +1,17 @@
-import io
 from collections.abc import Iterator
 from types import SimpleNamespace
 
 import pytest
-from django.core.management import call_command
 from django.db import transaction
 
 from exercises.models import SiteProfile
 from portal.celery import app
+from tests.runs import use_site_profile
 
 
 @pytest.fixture
 def vsc3(db, settings) -> SiteProfile:
-    call_command("load_site_profile", "vsc3", stdout=io.StringIO())
-    settings.SITE_PROFILE = "vsc3"
-    return SiteProfile.objects.get(name="vsc3")
+    return use_site_profile("vsc3", settings)
 
 
 @pytest.fixture

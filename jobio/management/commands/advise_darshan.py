@@ -10,7 +10,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from exercises.models import SiteProfile
 from jobio.advice import advice_for
-from jobio.sandbox import LogUnreadable, parse
+from jobio.sandbox import LogUnreadable, parse_with_site_limits
 
 
 class Command(BaseCommand):
@@ -30,12 +30,7 @@ class Command(BaseCommand):
         if not path.is_file():
             raise CommandError(f"{path}: no such file")
         try:
-            io = parse(
-                path,
-                seconds=settings.DARSHAN_PARSE_SECONDS,
-                memory_bytes=settings.DARSHAN_PARSE_MEMORY_MB * 2**20,
-                max_bytes=settings.DARSHAN_MAX_BYTES,
-            )
+            io = parse_with_site_limits(path)
         except LogUnreadable as e:
             raise CommandError(f"{path}: {e}") from None
         job = advice_for(io, profile)
