@@ -11,16 +11,16 @@ ahead of the users, and its runs measure the storage, not each other. Runs go ro
 by round over the plan (every pair once, then every pair a second time...), so
 repeats of one pair are spread over the round's time.
 
-Which exercises and targets a round measures (its plan) is the first line of its
-summary, in plain words, so the round needs no more than its row to go on after a
-restart. Only one round per site profile is going at a time. When every run has
-ended (and a completed one's output is in), the figures are kept: a pair's later
-round replaces an earlier one's; a run that failed or gave no figure is counted in
-the summary, never in the figures; a pair with no figure at all keeps what it had.
+Which exercises and targets a round measures (its plan) is kept on its row, and
+said in plain words as the first line of its summary, so the round needs no more
+than its row to go on after a restart. Only one round per site profile is going at
+a time. When every run has ended (and a completed one's output is in), the figures
+are kept: a pair's later round replaces an earlier one's; a run that failed or
+gave no figure is counted in the summary, never in the figures; a pair with no
+figure at all keeps what it had.
 """
 
 import math
-import re
 import statistics
 from collections import Counter, defaultdict
 from dataclasses import dataclass
@@ -51,9 +51,6 @@ from portal.units import mib
 
 MAX_REPEAT = 20
 METADATA_METRICS = (Metric.CREATE, Metric.STAT, Metric.FILE_READ, Metric.REMOVE)
-
-# The plan, as the first line of a round's summary. Keys are slugs: no ',' or ';'.
-_PLAN = re.compile(r"^Plan: exercises (?P<exercises>[^;]+); targets (?P<targets>[^;]+);")
 
 Pair = tuple[Exercise, StorageTarget]
 
@@ -96,6 +93,8 @@ def start_round(
             profile=profile,
             started_by=user,
             repeat=repeat,
+            exercise_keys=[e.key for e in exercises],
+            target_keys=[t.key for t in targets],
             summary=_plan_line(exercises, targets, repeat),
         )
         _start_next(calibration, account, [], [(e, t) for e in exercises for t in targets])
@@ -137,17 +136,10 @@ def _plan_line(exercises: list[Exercise], targets: list[StorageTarget], repeat: 
     )
 
 
-def _plan_keys(calibration: Calibration) -> tuple[list[str], list[str]]:
-    match = _PLAN.match(calibration.summary)
-    if match is None:
-        return [], []
-    return match["exercises"].split(", "), match["targets"].split(", ")
-
-
 def planned_pairs(calibration: Calibration) -> list[Pair]:
     """The round's exercises on its targets, in the plan's order (2 queries). An
     exercise or target taken out of the profile since is left out."""
-    exercise_keys, target_keys = _plan_keys(calibration)
+    exercise_keys, target_keys = calibration.exercise_keys, calibration.target_keys
     exercises = {e.key: e for e in calibration.profile.exercises.filter(key__in=exercise_keys)}
     targets = {t.key: t for t in calibration.profile.targets.filter(key__in=target_keys)}
     return [
@@ -397,7 +389,7 @@ class Progress:
 
 def progress(calibration: Calibration) -> Progress:
     """Counts of the round's runs (1 query)."""
-    exercise_keys, target_keys = _plan_keys(calibration)
+    exercise_keys, target_keys = calibration.exercise_keys, calibration.target_keys
     counts = calibration.runs.aggregate(
         started=Count("id"),
         going=Count("id", filter=Q(status__in=ACTIVE_STATUSES)),

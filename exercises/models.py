@@ -242,6 +242,9 @@ class Calibration(models.Model):
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
     )
     repeat = models.PositiveSmallIntegerField(default=5)
+    # What it runs: these exercises on these targets, by key, in this order.
+    exercise_keys = models.JSONField(default=list)
+    target_keys = models.JSONField(default=list)
     started_at = models.DateTimeField(default=timezone.now)
     finished_at = models.DateTimeField(null=True, blank=True)
     summary = models.TextField(blank=True)

@@ -254,3 +254,14 @@ def test_progress_counts_the_rounds_runs(staff, dev_profile) -> None:
     now = calibration.progress(round_)
 
     assert (now.total, now.started, now.going, now.ended, now.gave_figures) == (12, 2, 1, 1, 1)
+
+
+def test_a_round_follows_the_plan_on_its_row_whatever_its_summary_says(staff, dev_profile) -> None:
+    round_ = start_round(staff, dev_profile, repeat=1, exercise_keys=["2a"], target_keys=["tmp"])
+    assert (round_.exercise_keys, round_.target_keys) == (["2a"], ["tmp"])
+    Calibration.objects.filter(pk=round_.pk).update(summary="edited by hand in the admin")
+
+    round_ = run_round(round_, lambda run: 80.0)
+
+    ref = MeasuredReference.objects.get()
+    assert (ref.exercise.key, ref.target.key, ref.median) == ("2a", "tmp", 80.0)
