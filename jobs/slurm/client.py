@@ -32,7 +32,8 @@ INVALID_JOB_ID = 2017
 PROTOCOL_AUTHENTICATION_ERROR = 1007
 # ESLURM_NODE_NOT_AVAIL, "Required node not available (down, drained or reserved)":
 # what slurmctld answers a submission in the seconds after it restarts, before the
-# nodes have registered again. Worth another try, unlike Slurm's other refusals.
+# nodes have registered again (22.05 answers it with HTTP 200). Worth another try,
+# unlike Slurm's other refusals.
 NODE_NOT_AVAILABLE = 2068
 # Refused authentication: 401, or 511 with error 1007 (24.11+ for a bad token).
 AUTH_STATUSES = (401, 511)
@@ -89,7 +90,9 @@ def _raise_for(status: int, body: dict[str, Any], what: str) -> None:
         raise SlurmAuthError(f"{what}: token refused", status=status, errors=errors)
     if INVALID_JOB_ID in numbers:
         raise SlurmNotFound(f"{what}: no such job", status=status, errors=errors)
-    if status < 500 or any(not _is_transient(n) for n in numbers):
+    # A node not back yet is a wait whatever the status: 22.05 says it with a 200.
+    waiting_for_node = NODE_NOT_AVAILABLE in numbers
+    if (status < 500 and not waiting_for_node) or any(not _is_transient(n) for n in numbers):
         raise SlurmRejected(f"{what}: refused by Slurm", status=status, errors=errors)
     raise SlurmServerError(f"{what}: Slurm could not answer", status=status, errors=errors)
 
