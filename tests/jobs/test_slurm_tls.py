@@ -5,6 +5,7 @@ slurmrestd 22.05 serves plain HTTP (sites put TLS in front of it); here a TLS
 terminator on loopback, with a certificate from a CA made for the test, stands in
 front of the dev cluster's slurmrestd."""
 
+import select
 import socket
 import ssl
 import subprocess
@@ -47,14 +48,24 @@ def https_slurmrestd(site_ca: Path) -> Iterator[str]:
     context.load_cert_chain(site_ca / "server.pem", site_ca / "server.key")
     listener = socket.create_server(("127.0.0.1", 0))
 
-    def pump(src: socket.socket, dst: socket.socket) -> None:
-        try:
-            while chunk := src.recv(65536):
-                dst.sendall(chunk)
-        except OSError:
-            pass
-        finally:
-            dst.close()
+    def relay(tls: ssl.SSLSocket, server: socket.socket) -> None:
+        # Both directions in one thread: an SSL socket must not be read in one thread
+        # while written in another (under load that broke the handshake's records).
+        with tls, server:
+            while True:
+                ready = [tls] if tls.pending() else select.select([tls, server], [], [], 30)[0]
+                if not ready:
+                    return
+                for src in ready:
+                    try:
+                        chunk = src.recv(65536)
+                    except ssl.SSLWantReadError:
+                        continue  # a record not whole yet
+                    except OSError:
+                        return
+                    if not chunk:
+                        return
+                    (server if src is tls else tls).sendall(chunk)
 
     def serve(client: socket.socket) -> None:
         try:
@@ -62,9 +73,7 @@ def https_slurmrestd(site_ca: Path) -> Iterator[str]:
         except (ssl.SSLError, OSError):
             client.close()  # a client that did not trust us
             return
-        server = socket.create_connection((upstream.hostname, upstream.port), timeout=30)
-        threading.Thread(target=pump, args=(tls, server), daemon=True).start()
-        pump(server, tls)
+        relay(tls, socket.create_connection((upstream.hostname, upstream.port), timeout=30))
 
     def accept() -> None:
         while True:
