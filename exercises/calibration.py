@@ -41,11 +41,12 @@ from exercises.models import (
     SiteProfile,
     StorageTarget,
 )
+from exercises.start import start_exercise_run
 from jobs.engines import get_engine
 from jobs.engines.base import plausible
 from jobs.models import ACTIVE_STATUSES, BenchmarkRun, RunStatus
 from jobs.slurm import SlurmError
-from jobs.submission import cancel, start_run
+from jobs.submission import cancel
 from portal.models import ClusterAccount
 from portal.units import mib
 
@@ -176,16 +177,7 @@ def _start_next(
     started = Counter((run.exercise_id, run.target_id) for run in runs)
     free = settings.CALIBRATION_PARALLEL - going
     return [
-        start_run(
-            account,
-            target,
-            exercise.workload,
-            engine=exercise.runs_with,
-            time_limit_minutes=exercise.time_limit_minutes,
-            exercise=exercise,
-            course=None,
-            calibration=calibration,
-        )
+        start_exercise_run(account, exercise, target, course=None, calibration=calibration)
         for exercise, target in next_pairs(pairs, started, calibration.repeat, free)
     ]
 

@@ -66,15 +66,8 @@ def start_runs(
         course_for = courses.open_courses_for(user, exercise, targets)
         waited = _waiting(user)
         runs = [
-            start_run(
-                account,
-                target,
-                exercise.workload,
-                engine=exercise.runs_with,
-                time_limit_minutes=exercise.time_limit_minutes,
-                exercise=exercise,
-                course=course_for[target.pk],
-                waiting=True,
+            start_exercise_run(
+                account, exercise, target, course=course_for[target.pk], waiting=True
             )
             for _ in range(repeat)
             for target in targets
@@ -85,6 +78,22 @@ def start_runs(
         # The queued ones as queue_waiting holds them: the page reads what their
         # enqueueing said (a broker outage) once this is committed.
         return [queued.get(run.pk, run) for run in runs]
+
+
+def start_exercise_run(
+    account: ClusterAccount, exercise: Exercise, target: StorageTarget, **run: object
+) -> BenchmarkRun:
+    """One run of `exercise` on `target` as `account`, with the exercise's workload,
+    engine and time limit; `run` adds its course, calibration or waiting."""
+    return start_run(
+        account,
+        target,
+        exercise.workload,
+        engine=exercise.runs_with,
+        time_limit_minutes=exercise.time_limit_minutes,
+        exercise=exercise,
+        **run,
+    )
 
 
 def _waiting(user: AbstractBaseUser) -> int:
