@@ -79,13 +79,23 @@ if ! alive "$RUN_DIR/slurmctld.pid"; then
   wait_for slurmctld 20 alive "$RUN_DIR/slurmctld.pid"
   say "started slurmctld (pid $(cat "$RUN_DIR/slurmctld.pid"))"
 fi
+# Here the compute node shares the portal's cores, where at a site it is other
+# hardware: its benchmarks must yield to the pages. Niceness alone does not do it:
+# Slurm starts each job in a session of its own, and the kernel's autogroups share
+# the CPU between sessions before niceness counts. So slurmd, and every job it starts,
+# runs in a CPU cgroup of a small share (jobs_cpu_group in docker/lib.sh).
+jobs_group=$(jobs_cpu_group)
+[ -n "$jobs_group" ] ||
+  say "no cgroup cpu controller on this machine: the dev node's jobs compete with the portal for its cores"
 if ! alive "$RUN_DIR/slurmd.pid"; then
-  # The node's jobs inherit slurmd's niceness (PropagatePrioProcess=0): here the
-  # compute node shares the portal's cores, where at a site it is other hardware,
-  # so its benchmarks yield to the pages, as Celery does (docker/dev/up.sh).
-  nice -n 10 /usr/sbin/slurmd
+  # The jobs also inherit slurmd's niceness (PropagatePrioProcess=0), as Celery's
+  # workers are niced (docker/dev/up.sh).
+  in_cgroup "$jobs_group" nice -n 10 /usr/sbin/slurmd
   wait_for slurmd 20 alive "$RUN_DIR/slurmd.pid"
   say "started slurmd (pid $(cat "$RUN_DIR/slurmd.pid"))"
+elif [ -n "$jobs_group" ]; then
+  # A slurmd started before: its next jobs go to the group too.
+  cat "$RUN_DIR/slurmd.pid" >"$jobs_group/cgroup.procs"
 fi
 wait_for "slurmctld answering" 30 scontrol ping
 # A node left DOWN by an unclean stop would keep every job pending.
