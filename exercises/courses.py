@@ -137,7 +137,7 @@ def class_figures(course: Course) -> figures.Table:
     return figures.table(
         course.exercises.all(),
         course.targets.all(),
-        classmates=RunResult.objects.filter(run__course=course),
+        classmates=figures.write_mib_s(RunResult.objects.filter(run__course=course)),
     )
 
 

@@ -3,6 +3,7 @@ runs, the class's runs and the site's reference. One shape for every page that
 compares (the lab, a target's page, a course's pages), and one chart builder."""
 
 import statistics
+from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -82,28 +83,34 @@ def variation(values: list[float]) -> float | None:
 
 
 Table = dict[tuple[int, int], Figures]  # (exercise id, target id) -> figures
+Values = dict[tuple[int, int], list[float]]  # (exercise id, target id) -> MiB/s of runs
+
+
+def write_mib_s(results: QuerySet[RunResult]) -> Values:
+    """The write MiB/s of each of `results` that has a plausible one (1 query)."""
+    values: Values = defaultdict(list)
+    rows = results.with_write_figure().values_list(
+        "run__exercise_id", "run__target_id", "write_bytes_per_s"
+    )
+    for exercise_id, target_id, bytes_per_s in rows:
+        values[(exercise_id, target_id)].append(mib(bytes_per_s))
+    return dict(values)
 
 
 def table(
     exercises: Iterable[Exercise],
     targets: Iterable[StorageTarget],
     *,
-    mine: QuerySet[RunResult] | None = None,
-    classmates: QuerySet[RunResult] | None = None,
+    mine: Values | None = None,
+    classmates: Values | None = None,
 ) -> Table:
-    """Figures for every exercise on every target, from the results given (one
-    query each), the site's references (one query) and its measured ones (one)."""
+    """Figures for every exercise on every target, from the runs' figures given
+    (write_mib_s), the site's references (one query) and its measured ones (one)."""
     exercises, targets = list(exercises), list(targets)
     figures = {(e.pk, t.pk): Figures(e, t) for e in exercises for t in targets}
-    for results, attribute in ((mine, "mine"), (classmates, "classmates")):
-        if results is None:
-            continue
-        rows = results.with_write_figure().values_list(
-            "run__exercise_id", "run__target_id", "write_bytes_per_s"
-        )
-        for exercise_id, target_id, bytes_per_s in rows:
-            if (exercise_id, target_id) in figures:
-                getattr(figures[(exercise_id, target_id)], attribute).append(mib(bytes_per_s))
+    for cell, row in figures.items():
+        row.mine = list((mine or {}).get(cell, ()))
+        row.classmates = list((classmates or {}).get(cell, ()))
     references = ReferenceResult.objects.filter(exercise__in=exercises, target__in=targets)
     for ref in references:
         row = figures[(ref.exercise_id, ref.target_id)]

@@ -64,17 +64,20 @@ def _page(
 
 def _runs_panel(request: HttpRequest, exercise: Exercise) -> HttpResponse:
     """The panel as polled every 2 s while a run of mine is going."""
-    version = lab.panel_version(exercise, request.user)
-    if not_modified := unchanged(request, version):
+    panel = lab.panel_state(exercise, request.user)
+    if not_modified := unchanged(request, panel.version):
         return not_modified
-    ctx = _panel_context(request, exercise)
+    ctx = _panel_context(request, exercise, panel)
     response = render(request, "exercises/exercise_detail.html#runs-panel", ctx)
-    return poll_answer(response, still_polling=ctx["polling"], version=version)
+    return poll_answer(response, still_polling=ctx["polling"], version=panel.version)
 
 
-def _panel_context(request: HttpRequest, exercise: Exercise) -> dict:
+def _panel_context(
+    request: HttpRequest, exercise: Exercise, panel: lab.PanelState | None = None
+) -> dict:
     runs = lab.my_runs(exercise, request.user)
-    figures = lab.comparison(exercise, request.user)
+    panel = panel or lab.panel_state(exercise, request.user)
+    figures = lab.comparison(exercise, request.user, panel)
     if any(run.status == RunStatus.WAITING for run in runs):
         # Its place among all my waiting runs, of every exercise (1 query more).
         places = slots.places(request.user.pk)
