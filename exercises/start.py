@@ -26,7 +26,7 @@ from django.db import transaction
 
 from exercises import courses
 from exercises.models import Exercise, StorageTarget
-from exercises.quota.checks import quota_problem
+from exercises.quota.checks import quota_problems
 from jobs.models import BenchmarkRun, RunStatus
 from jobs.submission import queue_waiting, start_run
 from portal.models import ClusterAccount
@@ -60,11 +60,10 @@ def start_runs(
                 "Your portal login has no cluster account, so no job can run for you. "
                 "Ask your instructor or the HPC support team to link one."
             )
-        problems = [quota_problem(account, target, exercise.workload) for target in targets]
+        problems = quota_problems(account, targets, exercise.workload)
         if any(problems):
             raise StartRefused(" ".join(p for p in problems if p))
         course_for = courses.open_courses_for(user, exercise, targets)
-        waited = _waiting(user)
         runs = [
             start_exercise_run(
                 account, exercise, target, course=course_for[target.pk], waiting=True
@@ -74,7 +73,7 @@ def start_runs(
         ]
         # Older waiting runs go first; then these, as far as the slots go.
         queued = {run.pk: run for run in queue_waiting(user.pk)}
-        _check_waiting_cap(user, waited, len(runs))
+        _check_waiting_cap(user, runs, queued)
         # The queued ones as queue_waiting holds them: the page reads what their
         # enqueueing said (a broker outage) once this is committed.
         return [queued.get(run.pk, run) for run in runs]
@@ -96,15 +95,18 @@ def start_exercise_run(
     )
 
 
-def _waiting(user: AbstractBaseUser) -> int:
-    return BenchmarkRun.objects.filter(user=user, status=RunStatus.WAITING).count()
-
-
-def _check_waiting_cap(user: AbstractBaseUser, waited: int, asked: int) -> None:
-    """Raised inside the transaction: nothing of the click is saved."""
+def _check_waiting_cap(
+    user: AbstractBaseUser, runs: list[BenchmarkRun], queued: dict[int, BenchmarkRun]
+) -> None:
+    """Raised inside the transaction: nothing of the click is saved. `runs` are the
+    click's, `queued` what the promotion queued (older waiting runs first)."""
     limit = settings.MAX_WAITING_RUNS_PER_USER
-    waiting = _waiting(user)
+    waiting = BenchmarkRun.objects.filter(user=user, status=RunStatus.WAITING).count()
     if waiting > limit:
+        asked = len(runs)
+        still_waiting = sum(1 for run in runs if run.pk not in queued)
+        older_queued = len(queued.keys() - {run.pk for run in runs})
+        waited = waiting - still_waiting + older_queued
         raise StartRefused(
             f"This would leave {waiting} of your runs waiting for a free slot ({waited} "
             f"wait already, and {asked} more were asked for); at most {limit} may wait. "

@@ -67,7 +67,7 @@ def start_run(
     that starts runs goes through."""
     get_engine(engine)  # an unknown engine fails here, before anything is saved
     run = BenchmarkRun.objects.create(
-        user=account.user,
+        user_id=account.user_id,
         cluster_username=account.username,
         target=target,
         exercise=exercise,

@@ -21,7 +21,20 @@ def needs(workload: Workload) -> tuple[int, int]:
 def quota_problem(account: ClusterAccount, target: StorageTarget, workload: Workload) -> str | None:
     """Why the run would not fit on `target`, or None. Unknown figures are no reason to
     refuse: the filesystem itself still enforces the quota."""
-    quota = Quota.objects.filter(account=account, target=target).first()
+    return quota_problems(account, [target], workload)[0]
+
+
+def quota_problems(
+    account: ClusterAccount, targets: list[StorageTarget], workload: Workload
+) -> list[str | None]:
+    """quota_problem for each of `targets`, in their order (1 query)."""
+    quotas = {q.target_id: q for q in Quota.objects.filter(account=account, target__in=targets)}
+    return [_problem(quotas.get(target.pk), account, target, workload) for target in targets]
+
+
+def _problem(
+    quota: Quota | None, account: ClusterAccount, target: StorageTarget, workload: Workload
+) -> str | None:
     if quota is None or not quota.known:
         return None
     need_bytes, need_files = needs(workload)
