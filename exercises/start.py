@@ -28,7 +28,7 @@ from exercises import courses
 from exercises.models import Exercise, StorageTarget
 from exercises.quota.checks import quota_problems
 from jobs.models import BenchmarkRun, RunStatus
-from jobs.submission import queue_waiting, start_run
+from jobs.submission import new_run, queue_waiting, start_run
 from portal.models import ClusterAccount
 
 # How many runs of each chosen target one click may ask for.
@@ -64,13 +64,11 @@ def start_runs(
         if any(problems):
             raise StartRefused(" ".join(p for p in problems if p))
         course_for = courses.open_courses_for(user, exercise, targets)
-        runs = [
-            start_exercise_run(
-                account, exercise, target, course=course_for[target.pk], waiting=True
-            )
+        runs = BenchmarkRun.objects.bulk_create(
+            exercise_run(account, exercise, target, course=course_for[target.pk], waiting=True)
             for _ in range(repeat)
             for target in targets
-        ]
+        )
         # Older waiting runs go first; then these, as far as the slots go.
         queued = {run.pk: run for run in queue_waiting(user.pk)}
         _check_waiting_cap(user, runs, queued)
@@ -82,17 +80,25 @@ def start_runs(
 def start_exercise_run(
     account: ClusterAccount, exercise: Exercise, target: StorageTarget, **run: object
 ) -> BenchmarkRun:
-    """One run of `exercise` on `target` as `account`, with the exercise's workload,
-    engine and time limit; `run` adds its course, calibration or waiting."""
-    return start_run(
-        account,
-        target,
-        exercise.workload,
-        engine=exercise.runs_with,
-        time_limit_minutes=exercise.time_limit_minutes,
-        exercise=exercise,
-        **run,
-    )
+    """One run of `exercise` on `target` as `account`, saved and queued (start_run);
+    `run` adds its course or calibration."""
+    return start_run(account, target, exercise.workload, **_of_exercise(exercise), **run)
+
+
+def exercise_run(
+    account: ClusterAccount, exercise: Exercise, target: StorageTarget, **run: object
+) -> BenchmarkRun:
+    """The same, not yet saved (new_run): the lab saves a click's runs at once."""
+    return new_run(account, target, exercise.workload, **_of_exercise(exercise), **run)
+
+
+def _of_exercise(exercise: Exercise) -> dict:
+    """What a run takes from its exercise: its engine and time limit, and itself."""
+    return {
+        "engine": exercise.runs_with,
+        "time_limit_minutes": exercise.time_limit_minutes,
+        "exercise": exercise,
+    }
 
 
 def _check_waiting_cap(

@@ -26,7 +26,7 @@ from django.db import transaction
 from django.db.models import Count, Q
 
 from jobs.models import ACTIVE_STATUSES, BenchmarkRun, RunStatus
-from jobs.states import transition
+from jobs.states import transition, transition_many
 from portal.models import ClusterAccount
 
 NO_ACCOUNT_REASON = (
@@ -39,7 +39,8 @@ NO_ACCOUNT_REASON = (
 def promote(user_id: int) -> list[BenchmarkRun]:
     """Moves the user's waiting runs that fit in their free slots to QUEUED, oldest
     first, and returns them (not yet enqueued: see submission.queue_waiting)."""
-    with transaction.atomic():
+    # Inside start_runs' transaction no savepoint: a failure here fails the click whole.
+    with transaction.atomic(savepoint=False):
         # The lock first: what follows is read once no other promoter or click holds it.
         account = ClusterAccount.objects.select_for_update().filter(user_id=user_id)
         has_account = account.values_list("pk", flat=True).first() is not None
@@ -56,21 +57,41 @@ def promote(user_id: int) -> list[BenchmarkRun]:
             return []
         user_going, course_going = going(user_id)
         user_free = settings.MAX_ACTIVE_RUNS_PER_USER - user_going
-        promoted = []
-        for run in waiting:
-            if user_free <= 0:
-                break
-            course = run.course
-            if course and course_going[course.pk] >= course.max_active_runs:
-                continue  # waits for a slot in its course
-            if not transition(run.pk, RunStatus.QUEUED, only_from=(RunStatus.WAITING,)):
-                continue  # cancelled meanwhile: the slot goes to the next one
-            run.status = RunStatus.QUEUED
-            promoted.append(run)
-            user_free -= 1
-            if course:
-                course_going[course.pk] += 1
+        promoted: list[BenchmarkRun] = []
+        while chosen := _fitting(waiting, user_free, course_going):
+            # One UPDATE for them all. A run cancelled meanwhile does not move, and its
+            # slot goes to the next waiting run in the following round.
+            moved = transition_many(
+                [run.pk for run in chosen], RunStatus.QUEUED, only_from=(RunStatus.WAITING,)
+            )
+            for run in chosen:
+                if run.pk in moved:
+                    run.status = RunStatus.QUEUED
+                    promoted.append(run)
+                    user_free -= 1
+                    if run.course:
+                        course_going[run.course.pk] += 1
+            waiting = [run for run in waiting if run not in chosen]
         return promoted
+
+
+def _fitting(
+    waiting: list[BenchmarkRun], user_free: int, course_going: Counter
+) -> list[BenchmarkRun]:
+    """The oldest of `waiting` that fit in `user_free` slots, each within its course's
+    free slots; a run whose course is full lets later runs of other courses go first."""
+    chosen: list[BenchmarkRun] = []
+    taken: Counter = Counter()
+    for run in waiting:
+        if len(chosen) >= user_free:
+            break
+        course = run.course
+        if course and course_going[course.pk] + taken[course.pk] >= course.max_active_runs:
+            continue  # waits for a slot in its course
+        chosen.append(run)
+        if course:
+            taken[course.pk] += 1
+    return chosen
 
 
 def going(user_id: int) -> tuple[int, Counter]:

@@ -7,6 +7,7 @@ both win, and replaying a transition changes nothing.
 
 from typing import Any
 
+from django.db import connection
 from django.utils import timezone
 
 from jobs.models import BenchmarkRun, RunStatus
@@ -55,6 +56,24 @@ def transition(
     """Move run `run_id` to `to` if its current status allows (and is one of
     `only_from`, when given, and its row matches the `provided` lookups, checked in
     the same UPDATE); True if it moved."""
-    sources = [s for s in SOURCES[to] if only_from is None or s in only_from]
+    sources = _sources(to, only_from)
     runs = BenchmarkRun.objects.filter(pk=run_id, status__in=sources, **(provided or {}))
     return runs.update(status=to, updated_at=timezone.now(), **fields) == 1
+
+
+def transition_many(
+    run_ids: list[int], to: RunStatus, *, only_from: tuple[RunStatus, ...] | None = None
+) -> set[int]:
+    """`transition` for several runs in one UPDATE; the ids of those that moved."""
+    table = BenchmarkRun._meta.db_table
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"UPDATE {table} SET status = %s, updated_at = %s "  # noqa: S608 -- our table
+            "WHERE id = ANY(%s) AND status = ANY(%s) RETURNING id",
+            [to.value, timezone.now(), run_ids, [s.value for s in _sources(to, only_from)]],
+        )
+        return {run_id for (run_id,) in cursor.fetchall()}
+
+
+def _sources(to: RunStatus, only_from: tuple[RunStatus, ...] | None) -> list[RunStatus]:
+    return [s for s in SOURCES[to] if only_from is None or s in only_from]

@@ -50,6 +50,18 @@ BROKER_DOWN_REASON = (
 
 
 def start_run(
+    account: ClusterAccount, target: StorageTarget, workload: Workload, **run: object
+) -> BenchmarkRun:
+    """Saves a queued run (new_run); its submission is enqueued once the row is
+    committed. A `waiting` one waits for `queue_waiting` instead."""
+    saved = new_run(account, target, workload, **run)
+    saved.save()
+    if saved.status == RunStatus.QUEUED:
+        transaction.on_commit(lambda: _enqueue(saved))
+    return saved
+
+
+def new_run(
     account: ClusterAccount,
     target: StorageTarget,
     workload: Workload,
@@ -61,12 +73,13 @@ def start_run(
     waiting: bool = False,
     calibration: Calibration | None = None,
 ) -> BenchmarkRun:
-    """Saves a queued run; its submission is enqueued once the row is committed. A
-    `waiting` one waits for `queue_waiting` instead. No rule is checked here: the
-    lab's rules (caps, quota, course) are in exercises/start.py, which every page
-    that starts runs goes through."""
+    """A run of `workload` on `target` as `account`, not yet saved: queued, or
+    `waiting` for a slot. No rule is checked here: the lab's rules (caps, quota,
+    course) are in exercises/start.py, which every page that starts runs goes
+    through. Saved waiting (several at once: bulk_create), it needs nothing more;
+    saved queued, it needs its submission enqueued (start_run does both)."""
     get_engine(engine)  # an unknown engine fails here, before anything is saved
-    run = BenchmarkRun.objects.create(
+    return BenchmarkRun(
         user_id=account.user_id,
         cluster_username=account.username,
         target=target,
@@ -82,9 +95,6 @@ def start_run(
         # Replaced by the hash of the secret that goes with the job at submission.
         result_token_hash=token_hash(secrets.token_urlsafe(32)),
     )
-    if not waiting:
-        transaction.on_commit(lambda: _enqueue(run))
-    return run
 
 
 def queue_waiting(user_id: int) -> list[BenchmarkRun]:

@@ -150,7 +150,7 @@ def test_a_cancel_landing_during_a_promotion_gives_the_slot_to_the_next_run(
         profile=site, key="scratch", name="$SCRATCH", path_template="/srv/x/{user}"
     )
     first, second, third = runs(account, target, "waiting", "waiting", "waiting")
-    real_transition = slots.transition
+    real_transition = slots.transition_many
     cancels: list[threading.Thread] = []
 
     def owner_cancels() -> None:
@@ -159,17 +159,17 @@ def test_a_cancel_landing_during_a_promotion_gives_the_slot_to_the_next_run(
         finally:
             connection.close()
 
-    def cancel_lands_first(run_id, to, **kwargs):
-        if run_id == first.pk and to == RunStatus.QUEUED and not cancels:
+    def cancel_lands_first(run_ids, to, **kwargs):
+        if first.pk in run_ids and to == RunStatus.QUEUED and not cancels:
             cancels.append(threading.Thread(target=owner_cancels))
             cancels[0].start()
             for _ in range(100):  # its UPDATE commits; its promotion then waits
                 if BenchmarkRun.objects.get(pk=first.pk).status == RunStatus.CANCELLED:
                     break
                 time.sleep(0.05)
-        return real_transition(run_id, to, **kwargs)
+        return real_transition(run_ids, to, **kwargs)
 
-    monkeypatch.setattr(slots, "transition", cancel_lands_first)
+    monkeypatch.setattr(slots, "transition_many", cancel_lands_first)
 
     promoted = queue_waiting(account.user_id)
     cancels[0].join(timeout=30)
