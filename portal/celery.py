@@ -1,7 +1,8 @@
 import os
 
-from celery import Celery
-from celery.signals import beat_init
+from celery import Celery, Task
+from celery.signals import beat_init, task_postrun, task_prerun
+from django.db import close_old_connections
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "portal.settings")
 
@@ -24,3 +25,15 @@ def collect_quotas_at_start(**kwargs: object) -> None:
     (where the filesystems are mounted) and beat itself needs none of the app's code.
     beat_init also fires for a beat embedded in a worker (`celery worker -B`)."""
     app.send_task("exercises.tasks.collect_quotas")
+
+
+@task_prerun.connect
+@task_postrun.connect
+def reuse_database_connections(sender: Task, **kwargs: object) -> None:
+    """Around every task, Django's own rule for database connections, as around every
+    request of the web: kept for CONN_MAX_AGE while healthy (CONN_HEALTH_CHECKS), else
+    closed. Celery would close them around every task instead (CELERY_DB_REUSE_MAX in
+    settings.py tells it not to): PostgreSQL then starts a backend for each task, and a
+    class's burst of 800 submissions took a new one for every claim of a run."""
+    if not getattr(sender.request, "is_eager", False):
+        close_old_connections()

@@ -298,6 +298,10 @@ CACHES = {
 CELERY_BROKER_URL = REDIS_URL
 CELERY_TASK_IGNORE_RESULT = True
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+# Celery closes Django's database connections before and after every task unless
+# this is set, and then only every so many tasks: the workers keep them as the web
+# does instead (portal/celery.py: reuse_database_connections).
+CELERY_DB_REUSE_MAX = 1000
 
 # slurmrestd. Tokens are HS256 JWTs the portal signs with the cluster's key
 # (SLURM_JWT_KEY_FILE), for the cluster user each request acts as. A site that
