@@ -57,16 +57,11 @@ apt_install() {
   DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null
 }
 
-# spawn PIDFILE LOGFILE COMMAND...: start a daemon in a process group of its own
-# (job control on), so a Ctrl-C or a killed test run does not take it down, and
-# record its real pid. It keeps no descriptor of its starter open beyond its own
-# three: up.sh reports on fd 3, and a daemon holding that pipe would keep whoever
-# reads it waiting for as long as the daemon lives.
-# jobs_cpu_group: the directory of a CPU cgroup with a small share (1/8 of a normal
+# cluster_cpu_group: the directory of a CPU cgroup with a small share (1/8 of a normal
 # one), created once; nothing where the machine has no cpu controller to use (cgroup
 # v1's cpu hierarchy, or v2 with cpu enabled at its root) or may not create one.
-jobs_cpu_group() {
-  local v1=/sys/fs/cgroup/cpu v2=/sys/fs/cgroup name=storagelab-jobs
+cluster_cpu_group() {
+  local v1=/sys/fs/cgroup/cpu v2=/sys/fs/cgroup name=storagelab-cluster
   if [ -f "$v1/cpu.shares" ]; then
     mkdir -p "$v1/$name" 2>/dev/null && echo 128 >"$v1/$name/cpu.shares" 2>/dev/null &&
       echo "$v1/$name"
@@ -77,18 +72,11 @@ jobs_cpu_group() {
   return 0
 }
 
-# in_cgroup DIR COMMAND...: runs COMMAND inside the cgroup DIR (all it starts stays
-# there), or as it is when DIR is empty.
-in_cgroup() {
-  local group=$1
-  shift
-  if [ -z "$group" ]; then
-    "$@"
-  else
-    bash -c 'echo $$ >"$1/cgroup.procs" && shift && exec "$@"' in_cgroup "$group" "$@"
-  fi
-}
-
+# spawn PIDFILE LOGFILE COMMAND...: start a daemon in a process group of its own
+# (job control on), so a Ctrl-C or a killed test run does not take it down, and
+# record its real pid. It keeps no descriptor of its starter open beyond its own
+# three: up.sh reports on fd 3, and a daemon holding that pipe would keep whoever
+# reads it waiting for as long as the daemon lives.
 spawn() {
   local pidfile=$1 logfile=$2
   shift 2

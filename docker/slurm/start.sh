@@ -74,28 +74,32 @@ if ! alive /run/munge/munged.pid; then
 fi
 cp /run/munge/munged.pid "$RUN_DIR/munged.pid"
 
+# Here the cluster shares the portal's cores, where at a site it is other hardware:
+# its daemons and its benchmarks must yield to the pages. Niceness alone does not do
+# it: Slurm starts each job in a session of its own, and the kernel's autogroups share
+# the CPU between sessions before niceness counts. So slurmctld, slurmd, slurmrestd and
+# every job run in a CPU cgroup of a small share (cluster_cpu_group in docker/lib.sh).
+cluster_group=$(cluster_cpu_group)
+[ -n "$cluster_group" ] ||
+  say "no cgroup cpu controller on this machine: the dev cluster competes with the portal for its cores"
+# Daemons started before go to the group too (their next jobs with them).
+for daemon in slurmctld slurmd slurmrestd; do
+  if [ -n "$cluster_group" ] && alive "$RUN_DIR/$daemon.pid"; then
+    cat "$RUN_DIR/$daemon.pid" >"$cluster_group/cgroup.procs"
+  fi
+done
+
 if ! alive "$RUN_DIR/slurmctld.pid"; then
-  /usr/sbin/slurmctld
+  "$here/../in-cgroup.sh" "$cluster_group" /usr/sbin/slurmctld
   wait_for slurmctld 20 alive "$RUN_DIR/slurmctld.pid"
   say "started slurmctld (pid $(cat "$RUN_DIR/slurmctld.pid"))"
 fi
-# Here the compute node shares the portal's cores, where at a site it is other
-# hardware: its benchmarks must yield to the pages. Niceness alone does not do it:
-# Slurm starts each job in a session of its own, and the kernel's autogroups share
-# the CPU between sessions before niceness counts. So slurmd, and every job it starts,
-# runs in a CPU cgroup of a small share (jobs_cpu_group in docker/lib.sh).
-jobs_group=$(jobs_cpu_group)
-[ -n "$jobs_group" ] ||
-  say "no cgroup cpu controller on this machine: the dev node's jobs compete with the portal for its cores"
 if ! alive "$RUN_DIR/slurmd.pid"; then
   # The jobs also inherit slurmd's niceness (PropagatePrioProcess=0), as Celery's
   # workers are niced (docker/dev/up.sh).
-  in_cgroup "$jobs_group" nice -n 10 /usr/sbin/slurmd
+  "$here/../in-cgroup.sh" "$cluster_group" nice -n 10 /usr/sbin/slurmd
   wait_for slurmd 20 alive "$RUN_DIR/slurmd.pid"
   say "started slurmd (pid $(cat "$RUN_DIR/slurmd.pid"))"
-elif [ -n "$jobs_group" ]; then
-  # A slurmd started before: its next jobs go to the group too.
-  cat "$RUN_DIR/slurmd.pid" >"$jobs_group/cgroup.procs"
 fi
 wait_for "slurmctld answering" 30 scontrol ping
 # A node left DOWN by an unclean stop would keep every job pending.
@@ -110,7 +114,7 @@ if ! alive "$RUN_DIR/slurmrestd.pid"; then
   # It runs in the foreground: from /, not from the checkout. slurmrestd 22.05 exits
   # on the next job submission once its working directory is gone (a removed clone).
   (cd / && spawn "$RUN_DIR/slurmrestd.pid" "$LOG_DIR/slurmrestd.log" \
-    env SLURM_JWT=daemon /usr/sbin/slurmrestd -a rest_auth/jwt \
+    "$here/../in-cgroup.sh" "$cluster_group" env SLURM_JWT=daemon /usr/sbin/slurmrestd -a rest_auth/jwt \
     -s openapi/v0.0.36,openapi/v0.0.37,openapi/v0.0.38 \
     -u "$REST_USER" -g "$REST_USER" "$REST_ADDR")
   wait_for slurmrestd 20 bash -c "exec 3<>/dev/tcp/${REST_ADDR%:*}/${REST_ADDR#*:}"
