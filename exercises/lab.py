@@ -90,7 +90,7 @@ def progress(profile: SiteProfile, user: AbstractBaseUser) -> list[Progress]:
 def comparison(exercise: Exercise, user: AbstractBaseUser, panel: "PanelState") -> list[Figures]:
     """Per target of the site: my runs, the class's (everyone's runs in the courses
     I joined, as of the panel's last class refresh) and the site's references
-    (4 queries, 3 when the class's figures are in the cache)."""
+    (5 queries, 4 when the class's figures are in the cache)."""
     mine = RunResult.objects.filter(run__exercise=exercise, run__user=user, run__calibration=None)
     rows = figures.table(
         [exercise],
