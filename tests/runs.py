@@ -10,7 +10,9 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 import pytest
+from celery import Task
 from celery.contrib.testing.worker import start_worker
+from celery.signals import task_postrun
 from django.contrib.auth.models import User
 from django.core.management import call_command
 from django.db import connection
@@ -26,11 +28,24 @@ from tests.names import unique_name
 
 @pytest.fixture(scope="session")
 def celery_worker_thread(django_db_setup, django_db_blocker) -> Iterator[None]:
-    with (
-        django_db_blocker.unblock(),
-        start_worker(app, perform_ping_check=False, loglevel="WARNING", shutdown_timeout=60),
-    ):
-        yield
+    # Workers keep their database connection between tasks (portal/celery.py). This
+    # one runs its tasks in a thread of the test process, whose connection nothing
+    # would close once the thread ends, and the test database could not be dropped:
+    # it closes it after every task instead.
+    task_postrun.connect(close_worker_connection)
+    try:
+        with (
+            django_db_blocker.unblock(),
+            start_worker(app, perform_ping_check=False, loglevel="WARNING", shutdown_timeout=60),
+        ):
+            yield
+    finally:
+        task_postrun.disconnect(close_worker_connection)
+
+
+def close_worker_connection(sender: Task, **kwargs: object) -> None:
+    if not getattr(sender.request, "is_eager", False):
+        connection.close()
 
 
 @pytest.fixture
