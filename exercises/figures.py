@@ -103,23 +103,28 @@ def table(
     *,
     mine: Values | None = None,
     classmates: Values | None = None,
+    references: Iterable[ReferenceResult] | None = None,
+    measured: Iterable[tuple] | None = None,
 ) -> Table:
     """Figures for every exercise on every target, from the runs' figures given
-    (write_mib_s), the site's references (one query) and its measured ones (one)."""
+    (write_mib_s), the site's references (one query) and its measured ones (one);
+    none when given (exercises/site.py)."""
     exercises, targets = list(exercises), list(targets)
     figures = {(e.pk, t.pk): Figures(e, t) for e in exercises for t in targets}
     for cell, row in figures.items():
         row.mine = list((mine or {}).get(cell, ()))
         row.classmates = list((classmates or {}).get(cell, ()))
-    references = ReferenceResult.objects.filter(exercise__in=exercises, target__in=targets)
+    if references is None:
+        references = ReferenceResult.objects.filter(exercise__in=exercises, target__in=targets)
     for ref in references:
         row = figures[(ref.exercise_id, ref.target_id)]
         row.published[ref.metric] = ref
         if ref.metric == Metric.WRITE:
             row.reference, row.reference_source = ref.mib_s, ref.source
-    measured = MeasuredReference.objects.filter(
-        exercise__in=exercises, target__in=targets, metric=Metric.WRITE
-    ).values_list("exercise_id", "target_id", "median", "low", "high", "measured_at")
+    if measured is None:
+        measured = MeasuredReference.objects.filter(
+            exercise__in=exercises, target__in=targets, metric=Metric.WRITE
+        ).values_list("exercise_id", "target_id", "median", "low", "high", "measured_at")
     for exercise_id, target_id, *figures_measured in measured:
         row = figures[(exercise_id, target_id)]
         row.measured, row.measured_low, row.measured_high, row.measured_at = figures_measured

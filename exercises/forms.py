@@ -1,6 +1,8 @@
+from collections.abc import Iterable
+
 from django import forms
 
-from exercises.models import SiteProfile
+from exercises.models import SiteProfile, StorageTarget
 from exercises.start import REPEATS
 
 
@@ -28,10 +30,10 @@ class StartRunsForm(forms.Form):
         },
     )
 
-    def __init__(self, *args: object, profile: SiteProfile, **kwargs: object):
+    def __init__(self, *args: object, targets: Iterable[StorageTarget], **kwargs: object):
+        """`targets`: the site's, in their order."""
         super().__init__(*args, **kwargs)
-        self.profile = profile
-        self.target_objects = {t.key: t for t in profile.targets.all()}
+        self.target_objects = {t.key: t for t in targets}
         self.fields["targets"].choices = [(t.key, t.name) for t in self.target_objects.values()]
 
     def chosen_targets(self) -> list:

@@ -29,6 +29,7 @@ from exercises.models import (
     SiteProfile,
     StorageTarget,
 )
+from exercises.site import SITE_HASH, Site, site
 from jobs.models import BenchmarkRun, RunResult, RunStatus
 from portal.units import GiB, mib
 
@@ -87,16 +88,21 @@ def progress(profile: SiteProfile, user: AbstractBaseUser) -> list[Progress]:
     return [Progress(e, done[e.pk], total) for e in exercises]
 
 
-def comparison(exercise: Exercise, user: AbstractBaseUser, panel: "PanelState") -> list[Figures]:
+def comparison(user: AbstractBaseUser, panel: "PanelState") -> list[Figures]:
     """Per target of the site: my runs, the class's (everyone's runs in the courses
     I joined, as of the panel's last class refresh) and the site's references
-    (5 queries, 4 when the class's figures are in the cache)."""
+    (1 query, 2 when the class's figures are not in the cache; the site's rows are
+    kept, exercises/site.py)."""
+    exercise_site = site_of(panel)
+    exercise = exercise_site.exercise
     mine = RunResult.objects.filter(run__exercise=exercise, run__user=user, run__calibration=None)
     rows = figures.table(
         [exercise],
-        exercise.profile.targets.all(),
+        exercise_site.targets,
         mine=figures.write_mib_s(mine),
         classmates=class_figures(exercise, panel),
+        references=exercise_site.references,
+        measured=exercise_site.measured,
     )
     return list(rows.values())
 
@@ -232,31 +238,39 @@ def target_facts(profile: SiteProfile) -> list[TargetFacts]:
 
 # What the runs panel shows depends on, in SQL: a class polls it about 100 times a
 # second, and the ORM spent three times the database's own time building this query.
-PANEL_STATE_SQL = """
-    SELECT count(*) FILTER (WHERE run.user_id = %(user)s),
-           max(run.updated_at) FILTER (WHERE run.user_id = %(user)s),
-           count(result.id),
-           max(result.id),
-           (SELECT array_agg(course_id ORDER BY course_id)
-              FROM exercises_enrollment WHERE user_id = %(user)s)
-    FROM jobs_benchmarkrun run
-    LEFT JOIN jobs_runresult result
-           ON result.run_id = run.id
+# The exercise is found by its key, so that an unchanged panel costs this one query.
+PANEL_STATE_SQL = f"""
+    SELECT e.id, {SITE_HASH}, mine.n, mine.latest, classmates.n, classmates.newest, courses.ids
+    FROM exercises_exercise e
+    JOIN exercises_siteprofile p ON p.id = e.profile_id
+    CROSS JOIN LATERAL (
+        SELECT array_agg(course_id ORDER BY course_id) AS ids
+        FROM exercises_enrollment WHERE user_id = %(user)s
+    ) courses
+    CROSS JOIN LATERAL (
+        SELECT count(*) AS n, max(updated_at) AS latest
+        FROM jobs_benchmarkrun WHERE exercise_id = e.id AND user_id = %(user)s
+    ) mine
+    CROSS JOIN LATERAL (
+        SELECT count(result.id) AS n, max(result.id) AS newest
+        FROM jobs_runresult result JOIN jobs_benchmarkrun run ON run.id = result.run_id
+        WHERE run.exercise_id = e.id
+          AND run.course_id = ANY(courses.ids)
           AND result.write_bytes_per_s IS NOT NULL
           AND result.created_at <= %(class_cutoff)s
-          AND run.course_id IN (
-              SELECT course_id FROM exercises_enrollment WHERE user_id = %(user)s
-          )
-    WHERE run.exercise_id = %(exercise)s AND (run.user_id = %(user)s OR result.id IS NOT NULL)
-"""
+    ) classmates
+    WHERE p.name = %(profile)s AND e.key = %(key)s
+"""  # noqa: S608 (SITE_HASH is a constant)
 
 
 @dataclass(frozen=True)
 class PanelState:
     """What my runs panel of an exercise shows depends on: my runs (how many, their
-    last change) and the class's results as of the last class refresh (how many, the
-    newest) in the courses I joined."""
+    last change), the class's results as of the last class refresh (how many, the
+    newest) in the courses I joined, and the site's rows (exercises/site.py)."""
 
+    exercise_id: int
+    site: str
     mine: str
     classmates: str
     courses: tuple[int, ...]
@@ -268,23 +282,40 @@ class PanelState:
         class's results, every CLASS_REFRESH_SECONDS. While a class of 200 runs,
         results come in every second: redrawing every panel for each would cost the
         portal more than everything else, and the class median needs no such haste.
-        A classmate's run being submitted or started changes nothing I see."""
-        return f"{self.mine}-{self.classmates}"
+        A classmate's run being submitted or started changes nothing I see. An edit
+        of the site's targets or references, or a calibration, shows at once."""
+        return f"{self.mine}-{self.classmates}-{self.site[:12]}"
 
 
-def panel_state(exercise: Exercise, user: AbstractBaseUser) -> PanelState:
-    """The runs panel's state (1 query)."""
+def panel_state(key: str, user: AbstractBaseUser) -> PanelState:
+    """The runs panel's state of the active profile's exercise `key` (1 query), or
+    Http404 (get_exercise says why)."""
     cutoff = _class_cutoff(user)
-    params = {"user": user.pk, "exercise": exercise.pk, "class_cutoff": cutoff}
+    params = {
+        "user": user.pk,
+        "profile": settings.SITE_PROFILE,
+        "key": key,
+        "class_cutoff": cutoff,
+    }
     with connection.cursor() as cursor:
         cursor.execute(PANEL_STATE_SQL, params)
-        mine, latest, results, newest_result, courses = cursor.fetchone()
+        row = cursor.fetchone()
+    if row is None:
+        get_exercise(key)  # raises the 404 that says what is missing
+    exercise_id, site_hash, mine, latest, results, newest_result, courses = row
     return PanelState(
+        exercise_id=exercise_id,
+        site=site_hash,
         mine=f"{mine}-{latest.timestamp() if latest else 0}",
         classmates=f"{results}-{newest_result or 0}",
         courses=tuple(courses or ()),
         class_cutoff=cutoff,
     )
+
+
+def site_of(panel: PanelState) -> Site:
+    """The exercise of the panel, its targets and the site's references for it."""
+    return site(panel.exercise_id, panel.site)
 
 
 def _class_cutoff(user: AbstractBaseUser) -> datetime:

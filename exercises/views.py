@@ -26,28 +26,31 @@ def exercise_list(request: HttpRequest) -> HttpResponse:
 
 @login_required
 def exercise_detail(request: HttpRequest, key: str) -> HttpResponse:
-    exercise = lab.get_exercise(key)
+    panel = lab.panel_state(key, request.user)
     if request.htmx:
-        return _runs_panel(request, exercise)
+        return _runs_panel(request, panel)
     # ?targets=tmp&targets=home ticks those targets (Check my job links here so).
     form = StartRunsForm(
-        profile=exercise.profile, initial={"targets": request.GET.getlist("targets")}
+        targets=lab.site_of(panel).targets, initial={"targets": request.GET.getlist("targets")}
     )
-    return _page(request, exercise, form)
+    return _page(request, panel, form)
 
 
 @require_POST
 @login_required
 def exercise_start(request: HttpRequest, key: str) -> HttpResponse:
-    exercise = lab.get_exercise(key)
-    form = StartRunsForm(request.POST, profile=exercise.profile)
+    exercise_site = lab.site_of(lab.panel_state(key, request.user))
+    exercise = exercise_site.exercise
+    form = StartRunsForm(request.POST, targets=exercise_site.targets)
     notice = _start_runs(request, exercise, form)
     failed = notice["level"] == "error"
+    # What the page shows now: the runs just started with the others.
+    panel = lab.panel_state(key, request.user)
     if request.htmx:
-        ctx = _panel_context(request, exercise) | {"notice": notice}
+        ctx = _panel_context(request, panel) | {"notice": notice}
         return render(request, "exercises/exercise_detail.html#runs-panel", ctx)
     if failed:
-        return _page(request, exercise, form, notice, status=400)
+        return _page(request, panel, form, notice, status=400)
     messages.add_message(request, _LEVELS[notice["level"]], notice["text"])
     return redirect("exercises:exercise-detail", key=exercise.key)
 
@@ -56,28 +59,26 @@ _LEVELS = {"info": messages.INFO, "warning": messages.WARNING}
 
 
 def _page(
-    request: HttpRequest, exercise: Exercise, form: StartRunsForm, notice=None, status=200
+    request: HttpRequest, panel: lab.PanelState, form: StartRunsForm, notice=None, status=200
 ) -> HttpResponse:
-    ctx = _panel_context(request, exercise) | {"form": form, "notice": notice}
+    ctx = _panel_context(request, panel) | {"form": form, "notice": notice}
     return render(request, "exercises/exercise_detail.html", ctx, status=status)
 
 
-def _runs_panel(request: HttpRequest, exercise: Exercise) -> HttpResponse:
-    """The panel as polled every 2 s while a run of mine is going."""
-    panel = lab.panel_state(exercise, request.user)
+def _runs_panel(request: HttpRequest, panel: lab.PanelState) -> HttpResponse:
+    """The panel as polled every 2 s while a run of mine is going: one query when
+    nothing changed (304)."""
     if not_modified := unchanged(request, panel.version):
         return not_modified
-    ctx = _panel_context(request, exercise, panel)
+    ctx = _panel_context(request, panel)
     response = render(request, "exercises/exercise_detail.html#runs-panel", ctx)
     return poll_answer(response, still_polling=ctx["polling"], version=panel.version)
 
 
-def _panel_context(
-    request: HttpRequest, exercise: Exercise, panel: lab.PanelState | None = None
-) -> dict:
+def _panel_context(request: HttpRequest, panel: lab.PanelState) -> dict:
+    exercise = lab.site_of(panel).exercise
     runs = lab.my_runs(exercise, request.user)
-    panel = panel or lab.panel_state(exercise, request.user)
-    figures = lab.comparison(exercise, request.user, panel)
+    figures = lab.comparison(request.user, panel)
     if any(run.status == RunStatus.WAITING for run in runs):
         # Its place among all my waiting runs, of every exercise (1 query more).
         places = slots.places(request.user.pk)

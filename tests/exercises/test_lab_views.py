@@ -179,6 +179,70 @@ def test_an_unchanged_runs_panel_is_answered_with_304(client, lab_user, dev_prof
     assert "Completed" in changed.content.decode()
 
 
+def test_an_unchanged_runs_panel_costs_one_query_besides_the_login(
+    client, lab_user, dev_profile, django_assert_num_queries
+) -> None:
+    client.force_login(lab_user)
+    make_runs(lab_user, dev_profile, 1, status=RunStatus.RUNNING)
+    headers = {"HX-Request": "true", "HX-Target": "runs-panel"}
+    etag = client.get("/lab/1a/", headers=headers)["ETag"]
+
+    with django_assert_num_queries(3):  # the session, the user, the panel's state
+        assert client.get("/lab/1a/", headers=headers | {"If-None-Match": etag}).status_code == 304
+
+
+def test_a_calibration_or_an_edited_reference_reaches_a_polling_panel_at_once(
+    client, lab_user, dev_profile
+) -> None:
+    client.force_login(lab_user)
+    make_runs(lab_user, dev_profile, 1, status=RunStatus.RUNNING)
+    scratch = dev_profile.targets.get(key="scratch")
+    exercise = dev_profile.exercises.get(key="1a")
+    headers = {"HX-Request": "true", "HX-Target": "runs-panel"}
+    etag = client.get("/lab/1a/", headers=headers)["ETag"]
+
+    # A calibration ends (exercises/calibration.py saves its figure so).
+    MeasuredReference.objects.update_or_create(
+        exercise=exercise, target=scratch, metric=Metric.WRITE,
+        defaults={"median": 812.3, "low": 790.1, "high": 845.0},
+    )  # fmt: skip
+    measured = client.get("/lab/1a/", headers=headers | {"If-None-Match": etag})
+    assert measured.status_code == 200
+    assert "812.3 (790.1–845.0)" in measured.content.decode()
+
+    # The same process, which keeps the site's rows: an edit is seen at once too.
+    reference = ReferenceResult.objects.create(
+        exercise=exercise, target=scratch, value=1234.5, source="The site's talk, 2025"
+    )
+    published = client.get("/lab/1a/", headers=headers | {"If-None-Match": measured["ETag"]})
+    assert published.status_code == 200
+    assert "The site&#x27;s talk, 2025" in published.content.decode()
+    reference.source = "Re-measured by the site, 2026"
+    reference.save()
+    scratch.name = "$SCRATCH (new system)"
+    scratch.save()
+    edited = client.get("/lab/1a/", headers=headers | {"If-None-Match": published["ETag"]})
+    assert edited.status_code == 200
+    assert "Re-measured by the site, 2026" in edited.content.decode()
+    assert "$SCRATCH (new system)" in edited.content.decode()
+
+
+def test_the_site_rows_are_read_once_per_process_not_once_per_page(
+    client, lab_user, dev_profile, django_assert_max_num_queries
+) -> None:
+    make_runs(lab_user, dev_profile, 4)
+    client.force_login(lab_user)
+    first = client.get("/lab/1a/").content.decode()
+
+    # The session, the user, the panel's state, my runs and my figures; the class's
+    # come from the cache, the site's targets and references from the process.
+    with django_assert_max_num_queries(5):
+        again = client.get("/lab/1a/").content.decode()
+    compared = "<h2>Compared</h2>"
+    assert compared in again
+    assert again.partition(compared)[2] == first.partition(compared)[2]
+
+
 def test_repeated_runs_are_dots_with_their_median_and_their_spread_in_the_table(
     client, lab_user, dev_profile
 ) -> None:

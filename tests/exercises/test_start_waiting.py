@@ -155,7 +155,7 @@ def test_a_repeat_the_lab_does_not_offer_is_refused(ada, dev_profile, repeat: in
     [({}, 1), ({"repeat": "1"}, 1), ({"repeat": "3"}, 3), ({"repeat": "5"}, 5)],
 )
 def test_the_form_takes_once_3_or_5_times(dev_profile, posted: dict, repeat: int) -> None:
-    form = StartRunsForm({"targets": ["tmp"], **posted}, profile=dev_profile)
+    form = StartRunsForm({"targets": ["tmp"], **posted}, targets=dev_profile.targets.all())
     assert form.is_valid(), form.errors
     assert form.cleaned_data["repeat"] == repeat
 
