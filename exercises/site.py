@@ -8,6 +8,7 @@ so a process reuses what it loaded for as long as the hash is the same, and load
 again the moment any of the rows differs: never stale, with no invalidation to miss.
 """
 
+import threading
 from collections import OrderedDict
 from dataclasses import dataclass
 
@@ -35,6 +36,7 @@ _HASH_OF_EXERCISE = f"""
 # Sites a process keeps: a site has one profile active; old hashes age out.
 KEPT = 32
 _kept: OrderedDict[str, "Site"] = OrderedDict()
+_keeping = threading.Lock()  # gunicorn's sync workers have one thread; other servers not
 
 
 @dataclass(frozen=True)
@@ -50,17 +52,19 @@ class Site:
 def site(exercise_id: int, site_hash: str) -> Site:
     """The exercise's site as `site_hash` (SITE_HASH) names it: kept, or loaded
     (4 queries, and 1 to see that nothing changed meanwhile)."""
-    if (kept := _kept.get(site_hash)) is not None:
-        _kept.move_to_end(site_hash)
-        return kept
+    with _keeping:
+        if (kept := _kept.get(site_hash)) is not None:
+            _kept.move_to_end(site_hash)
+            return kept
     loaded = _load(exercise_id)
     with connection.cursor() as cursor:
         cursor.execute(_HASH_OF_EXERCISE, [exercise_id])
         unchanged = cursor.fetchone() == (site_hash,)
     if unchanged:  # else an edit came in between: use it, keep it under its own hash
-        _kept[site_hash] = loaded
-        while len(_kept) > KEPT:
-            _kept.popitem(last=False)
+        with _keeping:
+            _kept[site_hash] = loaded
+            while len(_kept) > KEPT:
+                _kept.popitem(last=False)
     return loaded
 
 
