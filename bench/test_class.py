@@ -3,9 +3,9 @@
 200 trainees and their instructor are locust users (bench/locustfile.py) in locust's
 own process, on loopback. Each trainee logs in as it arrives; when the class starts,
 it opens the lab page, ticks the four dev targets (2-5 s), starts 4 runs of 1a and,
-from 2 s later on, polls the runs panel every 2 s until its runs are final. The instructor polls the course overview
-every 3 s. The portal runs as in production: gunicorn, a Celery worker and beat in
-processes of their own, on the test database.
+from 2 s later on, polls the runs panel every 2 s until its runs are final. The
+instructor polls the course overview every 3 s. The portal runs as in production:
+gunicorn, a Celery worker and beat in processes of their own, on the test database.
 
 Four phases, by when a request started: "arrival" (trainees logging in, one every
 ARRIVAL_S / 200 s), "ramp" (trainees opening the lab page and starting their runs,
