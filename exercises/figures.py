@@ -97,35 +97,51 @@ def write_mib_s(results: QuerySet[RunResult]) -> Values:
     return dict(values)
 
 
+@dataclass(frozen=True)
+class SiteReferences:
+    """The site's own figures for some exercises on some targets: as it published
+    them, and its measured write figures (exercise id, target id, median, low, high,
+    measured at)."""
+
+    published: list[ReferenceResult]
+    measured: list[tuple]
+
+
+def site_references(
+    exercises: Iterable[Exercise], targets: Iterable[StorageTarget]
+) -> SiteReferences:
+    """(2 queries)"""
+    exercises, targets = list(exercises), list(targets)
+    published = ReferenceResult.objects.filter(exercise__in=exercises, target__in=targets)
+    measured = MeasuredReference.objects.filter(
+        exercise__in=exercises, target__in=targets, metric=Metric.WRITE
+    ).values_list("exercise_id", "target_id", "median", "low", "high", "measured_at")
+    return SiteReferences(list(published), list(measured))
+
+
 def table(
     exercises: Iterable[Exercise],
     targets: Iterable[StorageTarget],
     *,
     mine: Values | None = None,
     classmates: Values | None = None,
-    references: Iterable[ReferenceResult] | None = None,
-    measured: Iterable[tuple] | None = None,
+    references: SiteReferences | None = None,
 ) -> Table:
     """Figures for every exercise on every target, from the runs' figures given
-    (write_mib_s), the site's references (one query) and its measured ones (one);
-    none when given (exercises/site.py)."""
+    (write_mib_s) and the site's references (site_references: 2 queries, none when
+    given, as exercises/site.py keeps them)."""
     exercises, targets = list(exercises), list(targets)
     figures = {(e.pk, t.pk): Figures(e, t) for e in exercises for t in targets}
     for cell, row in figures.items():
         row.mine = list((mine or {}).get(cell, ()))
         row.classmates = list((classmates or {}).get(cell, ()))
-    if references is None:
-        references = ReferenceResult.objects.filter(exercise__in=exercises, target__in=targets)
-    for ref in references:
+    references = references or site_references(exercises, targets)
+    for ref in references.published:
         row = figures[(ref.exercise_id, ref.target_id)]
         row.published[ref.metric] = ref
         if ref.metric == Metric.WRITE:
             row.reference, row.reference_source = ref.mib_s, ref.source
-    if measured is None:
-        measured = MeasuredReference.objects.filter(
-            exercise__in=exercises, target__in=targets, metric=Metric.WRITE
-        ).values_list("exercise_id", "target_id", "median", "low", "high", "measured_at")
-    for exercise_id, target_id, *figures_measured in measured:
+    for exercise_id, target_id, *figures_measured in references.measured:
         row = figures[(exercise_id, target_id)]
         row.measured, row.measured_low, row.measured_high, row.measured_at = figures_measured
     return figures

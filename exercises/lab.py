@@ -102,7 +102,6 @@ def comparison(user: AbstractBaseUser, panel: "PanelState") -> list[Figures]:
         mine=figures.write_mib_s(mine),
         classmates=class_figures(exercise, panel),
         references=exercise_site.references,
-        measured=exercise_site.measured,
     )
     return list(rows.values())
 

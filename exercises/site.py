@@ -14,7 +14,8 @@ from dataclasses import dataclass
 
 from django.db import connection
 
-from exercises.models import Exercise, MeasuredReference, Metric, ReferenceResult, StorageTarget
+from exercises.figures import SiteReferences, site_references
+from exercises.models import Exercise, StorageTarget
 
 # An SQL expression over `e` (the exercise's row) and `p` (its profile's row): it
 # changes whenever any of them, the profile's targets or the exercise's published or
@@ -45,8 +46,7 @@ class Site:
 
     exercise: Exercise  # its profile with it
     targets: list[StorageTarget]  # the profile's, in their order
-    references: list[ReferenceResult]  # published, for the exercise on those targets
-    measured: list[tuple]  # write figures: (exercise id, target id, median, low, high, at)
+    references: SiteReferences  # for the exercise on those targets
 
 
 def site(exercise_id: int, site_hash: str) -> Site:
@@ -71,8 +71,4 @@ def site(exercise_id: int, site_hash: str) -> Site:
 def _load(exercise_id: int) -> Site:
     exercise = Exercise.objects.select_related("profile").get(pk=exercise_id)
     targets = list(exercise.profile.targets.all())
-    references = ReferenceResult.objects.filter(exercise=exercise, target__in=targets)
-    measured = MeasuredReference.objects.filter(
-        exercise=exercise, target__in=targets, metric=Metric.WRITE
-    ).values_list("exercise_id", "target_id", "median", "low", "high", "measured_at")
-    return Site(exercise, targets, list(references), list(measured))
+    return Site(exercise, targets, site_references([exercise], targets))
