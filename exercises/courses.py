@@ -3,6 +3,7 @@
 Permissions live here, in one place: `course_for_trainee`, `course_for_instructor`.
 """
 
+import html
 import math
 import statistics
 from collections import defaultdict
@@ -12,7 +13,6 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db.models import Count, Max, QuerySet
 from django.http import Http404
 from django.urls import reverse
-from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
 from exercises import figures
@@ -100,16 +100,16 @@ class Cell:
     def __html__(self) -> str:
         """The cell's <td>, built here, not in the template: the overview draws 800 of
         them every 3 s for a class of 200, and the template engine's tags and filters
-        were most of its time (see row_html)."""
+        were most of its time (see rows_html)."""
         if not self.status:
             return NO_RUN_HTML
-        status = escape(self.status)
+        status = html.escape(self.status)  # Django's escape checks for lazy text: 800 times
         figure = f"<br>{self.mib_s:.1f} MiB/s" if self.mib_s else ""  # a number: no markup
         flag = OUTLIER_HTML if self.outlier else ""
         outlier = " outlier" if self.outlier else ""
         why = WAITING_TITLE if self.status == RunStatus.WAITING else ""
         cell = f'<td class="cell{outlier}"><span class="status {status}"{why}>{status}</span>'
-        return mark_safe(f"{cell}{figure}{flag}</td>")  # noqa: S308 -- escaped above
+        return f"{cell}{figure}{flag}</td>"
 
 
 NO_RUN = Cell()
@@ -120,24 +120,79 @@ OUTLIER_HTML = (
 )
 
 
-def row_html(
-    cells: dict, user_id: int, columns: list[tuple[Exercise, StorageTarget]]
+PARTICIPANT_ROW = (
+    '<tr><th scope="row">{username}<br><span class="muted">{account}</span></th>{cells}'
+    '<td class="actions">'
+    '<button type="submit" form="participant-actions" formaction="{cancel}" class="link">'
+    "cancel runs</button> "
+    '<button type="submit" form="participant-actions" formaction="{reset}" class="link">'
+    "reset</button></td></tr>\n"
+)
+
+
+def rows_html(
+    participants: list[Participant],
+    cells: dict,
+    columns: list[tuple[Exercise, StorageTarget]],
 ) -> SafeString:
-    """One participant's cells of the grid as one piece of markup: for a class of 200
-    (800 cells), a render of the overview took 49 ms with the cells drawn by the
-    template, 24 ms this way."""
-    row = (cells.get((user_id, e.pk, t.pk), NO_RUN).__html__() for e, t in columns)
-    return mark_safe("".join(row))  # noqa: S308 -- each cell escapes its values
+    """Every participant's row of the grid as one piece of markup, built here and not
+    by the template: for a class of 200 (800 cells), the template's tags and
+    filters took 49 ms of the overview's render; with the cells built here, 24 ms; the
+    whole rows, 20 ms (bench/README.md, "the instructor's overview")."""
+    keys = [(e.pk, t.pk) for e, t in columns]
+    rows = (
+        PARTICIPANT_ROW.format(
+            username=html.escape(p.username),
+            account=html.escape(p.cluster_username or "no cluster account"),
+            cells="".join(cells.get((p.user_id, *cell), NO_RUN).__html__() for cell in keys),
+            cancel=html.escape(p.cancel_url),
+            reset=html.escape(p.reset_url),
+        )
+        for p in participants
+    )
+    return mark_safe("".join(rows))  # noqa: S308 -- each value is escaped above
 
 
-def class_figures(course: Course) -> figures.Table:
+# One run of a course as the instructor's grid and the class's figures read it:
+# (user id, exercise id, target id, status, write bytes/s, processes).
+ClassRun = tuple[int, int, int, str, float | None, int | None]
+
+
+def class_runs(course: Course) -> list[ClassRun]:
+    """Every run of the course, oldest first, with its write figure if it has one
+    (1 query): the grid's cells and the class's figures are read from it."""
+    runs = BenchmarkRun.objects.filter(course=course).order_by("created_at")
+    return list(
+        runs.values_list(
+            "user_id",
+            "exercise_id",
+            "target_id",
+            "status",
+            "result__write_bytes_per_s",
+            "result__processes",
+        )
+    )
+
+
+def class_figures(
+    course: Course,
+    exercises: list[Exercise] | None = None,
+    targets: list[StorageTarget] | None = None,
+    runs: list[ClassRun] | None = None,
+) -> figures.Table:
     """Every exercise on every target of the course: the class's write MiB/s,
-    without names, and the site's reference (2 queries plus the course's exercises
-    and targets)."""
+    without names, and the site's reference (2 queries, and 1 for each of the
+    course's exercises, targets and runs not given)."""
+    values: figures.Values = defaultdict(list)
+    for _, exercise_id, target_id, _, bytes_per_s, processes in (
+        class_runs(course) if runs is None else runs
+    ):
+        if plausible(bytes_per_s, processes):
+            values[(exercise_id, target_id)].append(mib(bytes_per_s))
     return figures.table(
-        course.exercises.all(),
-        course.targets.all(),
-        classmates=figures.write_mib_s(RunResult.objects.filter(run__course=course)),
+        course.exercises.all() if exercises is None else exercises,
+        course.targets.all() if targets is None else targets,
+        classmates=values,
     )
 
 
@@ -183,14 +238,18 @@ def class_rates(
 
 
 def grid(
-    course: Course, class_table: figures.Table
+    course: Course,
+    exercises: list[Exercise],
+    targets: list[StorageTarget],
+    runs: list[ClassRun],
+    class_table: figures.Table,
 ) -> tuple[list[Participant], list[tuple[Exercise, StorageTarget]], dict]:
-    """Participants x (exercise, target): each cell the participant's latest run,
-    flagged when far from the class median in `class_table`. Polled every 3 s by
-    the instructor of a class of 200: rows are plain values, not model instances,
-    and each action's URL is reversed once, not once per participant."""
-    targets = list(course.targets.all())
-    columns = [(e, t) for e in course.exercises.all() for t in targets]
+    """Participants x (exercise, target): each cell the participant's latest run of
+    `runs`, flagged when far from the class median in `class_table` (1 query, for
+    the participants). Polled every 3 s by the instructor of a class of 200: rows are
+    plain values, not model instances, and each action's URL is reversed once, not
+    once per participant."""
+    columns = [(e, t) for e in exercises for t in targets]
     urls = {
         action: reverse(f"exercises:participant-{action}", args=[course.pk, 0])
         for action in ("cancel", "reset")
@@ -208,18 +267,6 @@ def grid(
         )
     ]
     cells: dict[tuple[int, int, int], Cell] = defaultdict(Cell)
-    runs = (
-        BenchmarkRun.objects.filter(course=course)
-        .order_by("created_at")
-        .values_list(
-            "user_id",
-            "exercise_id",
-            "target_id",
-            "status",
-            "result__write_bytes_per_s",
-            "result__processes",
-        )
-    )
     medians = {cell: f.class_median for cell, f in class_table.items()}
     # Oldest first: the latest run of each cell wins.
     for user_id, exercise_id, target_id, status, bytes_per_s, processes in runs:

@@ -176,6 +176,46 @@ def test_the_overview_shows_every_participant_and_flags_outliers(client, people)
     assert course.join_code in page
 
 
+def test_a_participants_name_shows_as_text_in_the_grid(client, people, make_user) -> None:
+    """The grid's rows are built in Python (courses.rows_html): a login name from a
+    site's identity provider may hold markup, and it must stay text."""
+    course = people["course"]
+    odd = make_user()
+    odd.username = '<img src=x onerror="alert(1)">&co'
+    odd.save()
+    Enrollment.objects.create(course=course, user=odd)
+    client.force_login(people["instructor"])
+
+    page = client.get(f"/courses/{course.pk}/overview").content.decode()
+
+    assert escape(odd.username) in page
+    assert "<img src=x" not in page
+    assert page.count("no cluster account") == 1  # only the odd one has none
+
+
+def test_the_overview_reads_as_much_for_a_class_of_30_as_for_one_of_2(
+    client, people, make_user, django_assert_max_num_queries
+) -> None:
+    """Polled every 3 s by the instructor of a class of 200: the queries do not grow
+    with the class (a session, the user, the course, the grid's version, the course's
+    exercises, targets and runs, its participants and the site's two references)."""
+    course = people["course"]
+    client.force_login(people["instructor"])
+    url = f"/courses/{course.pk}/overview"
+    with django_assert_max_num_queries(11):
+        small = client.get(url, headers=HTMX)
+    for n in range(28):
+        trainee = make_user()
+        Enrollment.objects.create(course=course, user=trainee)
+        run = add_run(course, people["trainee"], "1a", "scratch", 100 + n)
+        BenchmarkRun.objects.filter(pk=run.pk).update(user=trainee)  # no account each
+    with django_assert_max_num_queries(11):
+        large = client.get(url, headers=HTMX)
+    assert small.status_code == large.status_code == 200
+    rows = [page.content.decode().count('<th scope="row">') for page in (small, large)]
+    assert rows[1] - rows[0] == 28
+
+
 def test_the_csv_export_has_one_row_per_run(client, people) -> None:
     course = people["course"]
     client.force_login(people["instructor"])
