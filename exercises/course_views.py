@@ -127,6 +127,7 @@ def course_overview(request: HttpRequest, pk: int) -> HttpResponse:
         "rows": courses.rows_html(enrollments, cells, columns),
         "charts": [courses.class_chart(course, e, class_table) for e in exercises],
         "polling": course.is_open,
+        "version": version,
     }
     if request.htmx:
         response = render(request, "exercises/course_overview.html#class-grid", ctx)

@@ -91,6 +91,7 @@ def _panel_context(request: HttpRequest, panel: lab.PanelState) -> dict:
         "chart": chart(figures, "mine", "class", "reference", "measured"),
         "rates": lab.rates(exercise, request.user, figures) if exercise.measures_metadata else None,
         "polling": any(run.status in UNFINISHED_STATUSES for run in runs),
+        "version": panel.version,  # its polls send it back (portal/polling.py)
     }
 
 

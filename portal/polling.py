@@ -1,10 +1,15 @@
 """Answers to HTMX polls, the same way for every polled fragment (the lab's runs
 panel, a run's status, the instructor's class grid).
 
-A class polls every few seconds and most polls change nothing: the fragment goes
-out with its version as an ETag, and a poll that sends that version back gets a
-304 before anything is rendered. Once there is nothing left to follow, the last
-answer is shown and stops the polling (HTMX's status 286).
+A class polls every few seconds and most polls change nothing. A fragment names the
+version it shows in its own markup (`{% poll_version %}`, portal/templatetags/
+polling.py): HTMX sends it back with each poll as If-None-Match, and a poll that
+would bring the same fragment gets a 304 before anything is rendered, which HTMX
+leaves unswapped (templates/base.html). In the markup, not only in the ETag: the
+runs panel a start of runs draws (a POST) knows its version too, so its first poll
+is a 304 when nothing moved, as it mostly is while the runs wait for their place in
+the rate limit. Once there is nothing left to follow, the last answer is shown and
+stops the polling (HTMX's status 286).
 """
 
 from django.http import HttpRequest, HttpResponse, HttpResponseNotModified

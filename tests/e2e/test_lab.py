@@ -3,9 +3,12 @@
 from pathlib import Path
 
 import pytest
+from django.utils import timezone
 from playwright.sync_api import Page, expect
 
 from exercises.models import ReferenceResult
+from jobs.models import BenchmarkRun, RunStatus
+from tests.runs import make_run
 
 ARTIFACTS = Path(__file__).parent / "artifacts"
 
@@ -87,3 +90,39 @@ def test_the_advisor_stages_heavy_random_io_into_tmpdir(live_server, settings, m
     expect(advice.locator(".plan")).to_contain_text("back to $GLOBAL")
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=ARTIFACTS / "advisor-10gb-32gb.png", full_page=True)
+
+
+def is_poll(response) -> bool:
+    return response.request.method == "GET" and "hx-request" in response.request.headers
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_poll_that_brings_nothing_new_leaves_the_runs_panel_as_it_is(
+    live_server, dev_profile, trainee, page: Page
+) -> None:
+    """The panel names its version (portal/polling.py): its very first poll gets a 304,
+    which must not blank it, and the next change still comes in. No sync runs here:
+    the run stays as it was saved until the test moves it."""
+    run = make_run(
+        trainee,
+        dev_profile.targets.get(key="scratch"),
+        exercise=dev_profile.exercises.get(key="1a"),
+        status=RunStatus.RUNNING,
+        slurm_job_id=4242,
+    )
+    log_in(page, live_server.url, trainee.user)
+    page.goto(f"{live_server.url}/lab/1a/")
+    panel = page.locator("#runs-panel")
+    expect(panel.locator(".status.running")).to_have_count(1)
+
+    for _ in range(2):
+        with page.expect_response(is_poll) as poll:
+            pass
+        assert poll.value.status == 304
+    expect(panel.locator(".status.running")).to_have_count(1)
+    expect(panel.get_by_role("heading", name="Your runs")).to_be_visible()
+
+    BenchmarkRun.objects.filter(pk=run.pk).update(
+        status=RunStatus.FAILED, updated_at=timezone.now()
+    )
+    expect(panel.locator(".status.failed")).to_have_count(1, timeout=10_000)

@@ -15,6 +15,7 @@ from django.utils.html import escape
 
 from exercises.models import Course, Enrollment
 from jobs.models import BenchmarkRun, RunResult, RunStatus
+from tests.exercises.test_lab_views import poll_headers
 from tests.runs import make_run
 
 pytestmark = pytest.mark.django_db
@@ -384,6 +385,18 @@ def test_an_unchanged_class_grid_is_answered_with_304(client, people) -> None:
     BenchmarkRun.objects.filter(pk=run.pk).update(course=None)  # as a reset does
     reset = client.get(url, headers=HTMX | {"If-None-Match": etag})
     assert reset.status_code == 200 and "pending" not in reset.content.decode()
+
+
+def test_the_class_grid_names_its_version_for_its_polls(client, people) -> None:
+    course, trainee = people["course"], people["trainee"]
+    client.force_login(people["instructor"])
+    url = f"/courses/{course.pk}/overview"
+    page = client.get(url).content.decode()  # the whole page: the grid polls from it
+    headers = HTMX | poll_headers(page)
+
+    assert client.get(url, headers=headers).status_code == 304
+    add_run(course, trainee, "1a", "scratch", None, status=RunStatus.PENDING)
+    assert client.get(url, headers=headers).status_code == 200
 
 
 def strict_json(text: str):

@@ -1,6 +1,7 @@
 """The lab pages without a browser: bad input starts nothing and says why; pages
 stay within a fixed number of queries however many runs there are."""
 
+import html
 import json
 import re
 
@@ -177,6 +178,33 @@ def test_an_unchanged_runs_panel_is_answered_with_304(client, lab_user, dev_prof
     changed = client.get("/lab/1a/", headers=headers | {"If-None-Match": etag})
     assert changed.status_code == 286  # the news, and the end of polling
     assert "Completed" in changed.content.decode()
+
+
+def poll_headers(fragment: str) -> dict[str, str]:
+    """The headers HTMX sends with the fragment's next poll (its hx-headers)."""
+    found = re.search(r'hx-headers="([^"]*)"', fragment)
+    assert found, "the polled fragment names no version"
+    return json.loads(html.unescape(found[1]))
+
+
+def test_the_panel_a_start_draws_knows_its_version_so_its_first_poll_is_a_304(
+    client, lab_user
+) -> None:
+    """The start is a POST: the browser's cache has no ETag for the panel's URL, so
+    the panel's markup carries its version. While the runs wait for their place in
+    the rate limit, the first poll then costs a 304, not a redraw."""
+    client.force_login(lab_user)
+    started = start(client, "scratch", "tmp", htmx=True)
+    headers = {"HX-Request": "true"} | poll_headers(started.content.decode())
+
+    assert client.get("/lab/1a/", headers=headers).status_code == 304
+
+    BenchmarkRun.objects.filter(user=lab_user).update(
+        status=RunStatus.SUBMITTED, updated_at=timezone.now()
+    )
+    moved = client.get("/lab/1a/", headers=headers)
+    assert moved.status_code == 200 and "Submitted" in moved.content.decode()
+    assert {"HX-Request": "true"} | poll_headers(moved.content.decode()) != headers
 
 
 def test_an_unchanged_runs_panel_costs_one_query_besides_the_login(
