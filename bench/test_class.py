@@ -23,6 +23,7 @@ import json
 import os
 import platform
 import signal
+import statistics
 import subprocess
 import time
 from collections import Counter, defaultdict
@@ -135,6 +136,7 @@ def test_a_class_of_200(
     timings = tmp_path / "timings.csv"
 
     load_before = os.getloadavg()
+    speed_before = host_speed(instructor)
     requests_before = count_slurm_requests()
     # The jobs wait in Slurm through the ramp and the held phase: the portal's own
     # load. On a real site benchmarks run on compute nodes, not beside the web server.
@@ -198,6 +200,7 @@ def test_a_class_of_200(
             locust.kill()
         locust_log.close()
     load_after = os.getloadavg()
+    speed_after = host_speed(instructor)
     seconds = end - started
     slurm_requests = count_slurm_requests() - requests_before
 
@@ -248,12 +251,17 @@ def test_a_class_of_200(
             "platform": platform.platform(),
             "loadavg_before": load_before,
             "loadavg_after": load_after,
+            # The same page rendered in this process on the quiet machine, before the
+            # class and after it: a run on a slow host tells from one of slow code.
+            "quiet_page_ms_before": speed_before,
+            "quiet_page_ms_after": speed_after,
         },
     }
     write_results("class", figures)
     print(f"\nA class of {TRAINEES} (bench/results/class.json):")
     print(f"  {figures['runs_in_db']} runs in {seconds:.0f} s: {dict(statuses)}")
     print(f"  load average before {load_before[0]:.2f}, after {load_after[0]:.2f}")
+    print(f"  host: a quiet page in {speed_before:.1f} ms before, {speed_after:.1f} ms after")
     for phase, phase_pages in pages.items():
         print(f"  {phase} ({figures['phases'][phase]['seconds']:.0f} s):")
         for name, f in phase_pages.items():
@@ -335,6 +343,18 @@ def warm_up(base: str, instructor: User, course: Course) -> None:
             http.get("/lab/1a/")
             http.get("/lab/1a/", headers={"HX-Request": "true"})
             http.get(f"/courses/{course.pk}/overview", headers={"HX-Request": "true"})
+
+
+def host_speed(instructor: User) -> float:
+    """How fast this host runs the portal's code, with no class on it: the median of
+    50 in-process renders of the exercise list for the instructor, whose page the
+    class does not change (no runs of theirs), in ms. On the same code, a host that
+    ran the ramp slowly renders this slowly too (the CPU time per request varied by
+    half between runs of the same code; see bench/README.md)."""
+    client = Client()
+    client.force_login(instructor)
+    client.get("/lab/")
+    return statistics.median(timed(client.get, "/lab/") for _ in range(50)) * 1000
 
 
 def count_slurm_requests() -> int:
