@@ -13,11 +13,14 @@ SUBMIT_FRONTIER_KEY = "jobs:submits:frontier"
 
 
 class RateLimited(Exception):
-    """Too many submissions now: a slot `delay` seconds ahead is reserved for this one."""
+    """Too many submissions now: a slot `delay` seconds ahead is reserved for this one,
+    or, when none is `reserved` (every second in sight is full), look again then."""
 
-    def __init__(self, delay: float):
+    def __init__(self, delay: float, *, reserved: bool = True):
         self.delay = delay
-        super().__init__(f"submission slot reserved in {delay:.1f} s")
+        self.reserved = reserved
+        what = "submission slot reserved" if reserved else "no submission slot; look again"
+        super().__init__(f"{what} in {delay:.1f} s")
 
 
 def take_submit_slot() -> None:
@@ -40,4 +43,4 @@ def take_submit_slot() -> None:
             if second > int(now):
                 raise RateLimited(second - now)
             return
-    raise RateLimited(60.0)  # no place in sight: look again in a minute
+    raise RateLimited(60.0, reserved=False)  # no place in sight: look again in a minute
