@@ -3,11 +3,11 @@ exactly once.
 
 `start_run` saves the run and enqueues `submit_run` once the row is committed; a run
 saved waiting is enqueued by `queue_waiting` once a slot frees up (jobs/slots.py).
-The task's place in the rate limit (jobs/ratelimit.py) is taken as it is sent, and it
-comes when its place is due (a task the sync sends takes its place itself). It then
-takes a lease on the run (SUBMIT_LEASE_SECONDS): a retried or duplicated task either finds
-the run held, or adopts the job an earlier attempt created instead of submitting a
-second one. The sync cycle gives a new task to queued runs whose task was lost,
+The task's place in the rate limit (jobs/ratelimit.py) is taken as it is sent, and
+it comes when that place is due (a task the sync sends takes its place itself). It
+then takes a lease on the run (SUBMIT_LEASE_SECONDS): a retried or duplicated task
+either finds the run held, or adopts the job an earlier attempt created instead of
+submitting a second one. The sync cycle gives a new task to queued runs whose task was lost,
 or never left (the broker was down when the run was started). A queued run that
 waits on an outage says so in its status_reason, and the trainee sees it.
 `cancel` takes a run back, waiting, before or after it reached Slurm; a cancel that
@@ -134,10 +134,11 @@ def _enqueue(run: BenchmarkRun) -> None:
 
 def send_submission(run_id: int) -> None:
     """Sends the run's submit task with its place in the rate limit taken here, so the
-    task comes when its place is due and runs once. (A task that took its own place
-    ran twice in a burst: once to take it, once when it was due; for a class's 800
-    clicks, the worker's first runs were a tenth of the portal's load in the ramp.)
-    Without the cache, or with no place in sight, the task takes its place itself."""
+    task comes when its place is due and runs once. A task that takes its own place
+    runs twice in a burst: once to take it and come back with a countdown, once when
+    it is due; in a class's ramp that was 800 runs of the worker more, beside the
+    web's pages on the same cores. Without the cache, or with no place in sight, the
+    task takes its place itself."""
     try:
         take_submit_slot()
         delay = 0.0
