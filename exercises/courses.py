@@ -136,9 +136,10 @@ def rows_html(
     columns: list[tuple[Exercise, StorageTarget]],
 ) -> SafeString:
     """Every participant's row of the grid as one piece of markup, built here and not
-    by the template: for a class of 200 (800 cells), the template's tags and
-    filters took 49 ms of the overview's render; with the cells built here, 24 ms; the
-    whole rows, 20 ms (bench/README.md, "the instructor's overview")."""
+    by the template: for a class of 200 (800 cells), a redraw of the overview took
+    49 ms with the template drawing the cells and 24 ms with the cells built here
+    (both measured in an earlier session); with the whole rows built here and the
+    course's runs read once, ~22 ms in-process (bench/README.md: run A)."""
     keys = [(e.pk, t.pk) for e, t in columns]
     rows = (
         PARTICIPANT_ROW.format(
