@@ -10,7 +10,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 
 from django.contrib.auth.models import AbstractBaseUser
-from django.db.models import Count, Max, QuerySet
+from django.db.models import Count, F, Max, QuerySet
 from django.http import Http404
 from django.urls import reverse
 from django.utils.safestring import SafeString, mark_safe
@@ -65,17 +65,19 @@ def open_courses_for(
     user: AbstractBaseUser, exercise: Exercise, targets: list[StorageTarget]
 ) -> dict[int, Course | None]:
     """Target id -> the open course a new run of `exercise` on it counts for, if
-    any: the first one joined among those teaching both (2 queries)."""
-    joined = (
-        Course.objects.filter(enrollments__user=user, exercises=exercise)
-        .order_by("enrollments__joined_at")
-        .prefetch_related("targets")
+    any: the first one joined among those teaching both (1 query: a course per row
+    and target it teaches, where a prefetch of the targets took a second one and
+    was a tenth of a start of runs)."""
+    teaching = (
+        Course.objects.filter(enrollments__user=user, exercises=exercise, targets__in=targets)
+        .annotate(target_id=F("targets"))
+        .order_by("enrollments__joined_at", "pk")
     )
-    open_courses = [course for course in joined if course.is_open]
-    return {
-        target.pk: next((c for c in open_courses if target in c.targets.all()), None)
-        for target in targets
-    }
+    first: dict[int, Course] = {}
+    for course in teaching:
+        if course.is_open:
+            first.setdefault(course.target_id, course)
+    return {target.pk: first.get(target.pk) for target in targets}
 
 
 @dataclass

@@ -105,7 +105,10 @@ def _check_waiting_cap(
     user: AbstractBaseUser, runs: list[BenchmarkRun], queued: dict[int, BenchmarkRun]
 ) -> None:
     """Raised inside the transaction: nothing of the click is saved. `runs` are the
-    click's, `queued` what the promotion queued (older waiting runs first)."""
+    click's, `queued` what the promotion queued (older waiting runs first). A click
+    whose runs were all queued leaves no more runs waiting than before: no query."""
+    if all(run.pk in queued for run in runs):
+        return
     limit = settings.MAX_WAITING_RUNS_PER_USER
     waiting = BenchmarkRun.objects.filter(user=user, status=RunStatus.WAITING).count()
     if waiting > limit:

@@ -327,6 +327,50 @@ def test_runs_started_in_the_lab_count_for_the_course_and_wait_beyond_its_cap(
     assert BenchmarkRun.objects.get(user=people["trainee"], target__key="home").course is None
 
 
+def test_each_run_counts_for_the_first_open_course_joined_that_teaches_its_target(
+    client, people, dev_profile
+) -> None:
+    trainee = people["trainee"]  # in "Storage 101" (scratch, tmp) since the fixture
+    closed = make_course(dev_profile, people["instructor"], "Closed, joined before")
+    closed.closes_at = timezone.now() - timedelta(minutes=1)
+    closed.save()
+    later = make_course(dev_profile, people["instructor"], "Joined later")
+    later.targets.set(dev_profile.targets.filter(key__in=["home", "tmp"]))
+    a_day_ago = timezone.now() - timedelta(days=1)
+    Enrollment.objects.create(course=closed, user=trainee, joined_at=a_day_ago)
+    Enrollment.objects.create(course=later, user=trainee)
+    client.force_login(trainee)
+
+    client.post("/lab/2a/runs", {"targets": ["home", "scratch", "tmp", "global"]})
+
+    runs = BenchmarkRun.objects.filter(user=trainee, exercise__key="2a")
+    assert {run.target.key: run.course for run in runs} == {
+        "home": later,  # only the later course teaches it
+        "scratch": people["course"],
+        "tmp": people["course"],  # both do: the one joined first
+        "global": None,  # no course teaches it
+    }
+
+
+def test_a_start_of_four_runs_in_a_course_stays_within_its_queries(
+    client, people, django_assert_max_num_queries
+) -> None:
+    """The start of runs is the slowest page of a class's ramp: its queries are
+    counted, so one more does not slip in unnoticed."""
+    course = people["course"]
+    course.targets.set(course.profile.targets.all())
+    course.max_active_runs = 4
+    course.save()
+    client.force_login(people["trainee"])
+    targets = {"targets": ["home", "global", "scratch", "tmp"]}
+    # The session and the user, the panel's state before and after, the rules and
+    # the runs saved (with the test's savepoints), the panel drawn: 24 before the
+    # course lookup took one query and an all-queued click skipped the waiting count.
+    with django_assert_max_num_queries(22):
+        started = client.post("/lab/2a/runs", targets, headers=HTMX)
+    assert "Started 2a on $HOME, $GLOBAL, $SCRATCH, $TMPDIR" in started.content.decode()
+
+
 def test_a_run_counts_for_no_closed_course(client, people) -> None:
     course = people["course"]
     course.closes_at = timezone.now() - timedelta(minutes=1)
