@@ -3,18 +3,18 @@ exactly once.
 
 `start_run` saves the run and enqueues `submit_run` once the row is committed; a run
 saved waiting is enqueued by `queue_waiting` once a slot frees up (jobs/slots.py).
-The task's place in the rate limit (jobs/ratelimit.py) is taken as it is sent, and
-it comes when that place is due (a task the sync sends takes its place itself). It
-then takes a lease on the run (SUBMIT_LEASE_SECONDS): a retried or duplicated task
-either finds the run held, or adopts the job an earlier attempt created instead of
-submitting a second one. The sync cycle gives a new task to queued runs whose task was lost,
-or never left (the broker was down when the run was started). A queued run that
-waits on an outage says so in its status_reason, and the trainee sees it.
+The task waits for its place in the rate limit (jobs/ratelimit.py), taken in the
+worker and not in the request that started the run: in a class's ramp, each round
+trip a start makes waits for a core. It then takes a lease on the run
+(SUBMIT_LEASE_SECONDS): a retried or duplicated task either finds the run held, or
+adopts the job an earlier attempt created instead of submitting a second one. The
+sync cycle gives a new task to queued runs whose task was lost, or never left (the
+broker was down when the run was started). A queued run that waits on an outage says
+so in its status_reason, and the trainee sees it.
 `cancel` takes a run back, waiting, before or after it reached Slurm; a cancel that
 comes while the submission is in flight is honoured by `submit` itself.
 """
 
-import contextlib
 import logging
 import math
 import secrets
@@ -29,7 +29,6 @@ from django.db import transaction
 from django.utils import timezone
 from kombu.exceptions import OperationalError as BrokerUnavailable
 from pydantic import ValidationError
-from redis.exceptions import RedisError
 
 from exercises.models import Calibration, Course, Exercise, StorageTarget
 from jobs import slots
@@ -125,39 +124,15 @@ def _enqueue(run: BenchmarkRun) -> None:
     failed: it stays queued and says why (also on `run`, for the page that started
     it), and the sync gives it a task once the broker is back (resubmit_stale)."""
     try:
-        send_submission(run.pk)
+        submit_run.delay(run.pk)
     except BrokerUnavailable as e:
         log.warning("run %s: its submit task could not be sent (%s); it waits", run.pk, e)
         run.status_reason = BROKER_DOWN_REASON
         _note_waiting(run.pk, BROKER_DOWN_REASON)
 
 
-def send_submission(run_id: int) -> None:
-    """Sends the run's submit task with its place in the rate limit taken here, so the
-    task comes when its place is due and runs once. A task that takes its own place
-    runs twice in a burst: once to take it and come back with a countdown, once when
-    it is due; in a class's ramp that was 800 runs of the worker more, beside the
-    web's pages on the same cores. Without the cache, or with no place in sight, the
-    task takes its place itself."""
-    try:
-        take_submit_slot()
-        delay = 0.0
-    except RateLimited as e:
-        if not e.reserved:
-            submit_run.delay(run_id)
-            return
-        delay = e.delay
-    except RedisError as e:
-        log.warning("run %s: no place in the rate limit (%s); its task takes one", run_id, e)
-        submit_run.delay(run_id)
-        return
-    submit_run.apply_async((run_id,), {"slot_taken": True}, countdown=delay or None)
-    with contextlib.suppress(RedisError):  # else the sync may send a second task: no harm
-        _mark_scheduled(run_id, delay)
-
-
 def _mark_scheduled(run_id: int, delay: float) -> None:
-    """The run's task is on its way, due in `delay` s: the sync must not send another."""
+    """The run's task comes back in `delay` s: the sync must not send another meanwhile."""
     timeout = math.ceil(delay) + settings.SUBMIT_LEASE_SECONDS + 1
     cache.set(_scheduled_key(run_id), 1, timeout=timeout)
 
