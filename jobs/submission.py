@@ -131,12 +131,6 @@ def _enqueue(run: BenchmarkRun) -> None:
         _note_waiting(run.pk, BROKER_DOWN_REASON)
 
 
-def _mark_scheduled(run_id: int, delay: float) -> None:
-    """The run's task comes back in `delay` s: the sync must not send another meanwhile."""
-    timeout = math.ceil(delay) + settings.SUBMIT_LEASE_SECONDS + 1
-    cache.set(_scheduled_key(run_id), 1, timeout=timeout)
-
-
 def _note_waiting(run_id: int, reason: str) -> None:
     BenchmarkRun.objects.filter(pk=run_id, status=RunStatus.QUEUED).update(
         status_reason=reason, updated_at=timezone.now()
@@ -179,7 +173,10 @@ def submit(run_id: int, *, slot_taken: bool = False) -> None:
         try:
             take_submit_slot()
         except RateLimited as e:
-            _mark_scheduled(run_id, e.delay)  # its task comes back then
+            # Its task comes back when its place is due: the sync must not enqueue
+            # another one meanwhile.
+            timeout = math.ceil(e.delay) + settings.SUBMIT_LEASE_SECONDS + 1
+            cache.set(_scheduled_key(run_id), 1, timeout=timeout)
             raise
     claimed = _claim(run_id)
     if claimed is None:
