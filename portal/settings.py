@@ -127,7 +127,7 @@ TEMPLATES = [
 
 DATABASES = {
     "default": {
-        "ENGINE": "django.db.backends.postgresql",
+        "ENGINE": "portal.database",  # Django's, with a cheaper health check
         "NAME": os.getenv("DB_NAME", "storagelab"),
         "USER": os.getenv("DB_USER", "storagelab"),
         "PASSWORD": envsecret("DB_PASSWORD", "storagelab"),
