@@ -27,8 +27,9 @@ from django.db import transaction
 from exercises import courses
 from exercises.models import Exercise, StorageTarget
 from exercises.quota.checks import quota_problems
+from jobs import slots
 from jobs.models import BenchmarkRun, RunStatus
-from jobs.submission import new_run, queue_waiting, start_run
+from jobs.submission import enqueue_once_committed, new_run, queue_waiting, start_run
 from portal.models import ClusterAccount
 
 # How many runs of each chosen target one click may ask for.
@@ -64,13 +65,18 @@ def start_runs(
         if any(problems):
             raise StartRefused(" ".join(p for p in problems if p))
         course_for = courses.open_courses_for(user, exercise, targets)
-        runs = BenchmarkRun.objects.bulk_create(
+        runs = [
             exercise_run(account, exercise, target, course=course_for[target.pk], waiting=True)
             for _ in range(repeat)
             for target in targets
-        )
-        # Older waiting runs go first; then these, as far as the slots go.
-        queued = {run.pk: run for run in queue_waiting(user.pk)}
+        ]
+        admitted = slots.admit(user.pk, runs)  # those that fit are saved queued
+        BenchmarkRun.objects.bulk_create(runs)
+        if admitted:
+            queued = {run.pk: run for run in runs if run.status == RunStatus.QUEUED}
+            enqueue_once_committed(list(queued.values()))
+        else:  # older waiting runs go first; then these, as far as the slots go
+            queued = {run.pk: run for run in queue_waiting(user.pk)}
         _check_waiting_cap(user, runs, queued)
         # The queued ones as queue_waiting holds them: the page reads what their
         # enqueueing said (a broker outage) once this is committed.

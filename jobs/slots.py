@@ -6,10 +6,14 @@ that are saved WAITING (exercises/start.py); `promote` moves them to QUEUED, old
 first, as slots free up. A waiting run whose course is full lets the user's later
 runs of other courses (or of none) go first: each course keeps its own order.
 
-Who calls `promote`: start_runs for the runs it has just saved, a cancel of a queued
-run (jobs/submission.py: cancel), and every sync cycle for every user with waiting
-runs (`users_who_may_move`): the cycle sees each end Slurm reports, and catches any
-other freed slot (a submission that failed, a crashed worker) within a cycle.
+A click's new runs need no promotion when none of the user's runs waits already:
+`admit` marks those that fit before they are saved, so they are saved queued.
+
+Who calls `promote`: start_runs for the runs it has just saved when older runs
+wait (they go first), a cancel of a queued run (jobs/submission.py: cancel), and
+every sync cycle for every user with waiting runs (`users_who_may_move`): the cycle
+sees each end Slurm reports, and catches any other freed slot (a submission that
+failed, a crashed worker) within a cycle.
 
 Two promoters (the sync, a cancel, a click) never fill one slot twice: each holds
 the user's cluster account row, the lock start_runs holds while it saves runs, and
@@ -73,6 +77,35 @@ def promote(user_id: int) -> list[BenchmarkRun]:
                         course_going[run.course.pk] += 1
             waiting = [run for run in waiting if run not in chosen]
         return promoted
+
+
+def admit(user_id: int, runs: list[BenchmarkRun]) -> bool:
+    """For a click's new runs (WAITING, not yet saved), by a caller holding the user's
+    cluster account row: when none of the user's runs waits, marks QUEUED those that
+    fit in the free slots, as `promote` would once they are saved, and returns True.
+    Else False, and nothing marked: older waiting runs go first (save these, then
+    promote) (1 query)."""
+    counts = (
+        BenchmarkRun.objects.filter(
+            user_id=user_id, status__in=(*ACTIVE_STATUSES, RunStatus.WAITING)
+        )
+        .values_list("course_id")
+        .annotate(
+            going=Count("pk", filter=Q(status__in=ACTIVE_STATUSES)),
+            waiting=Count("pk", filter=Q(status=RunStatus.WAITING)),
+        )
+        .order_by()
+    )
+    course_going: Counter = Counter()
+    for course_id, going_in_course, waiting in counts:
+        if waiting:
+            return False
+        course_going[course_id] = going_in_course
+    user_free = settings.MAX_ACTIVE_RUNS_PER_USER - sum(course_going.values())
+    # One pass is promote's whole loop here: no run can be cancelled meanwhile.
+    for run in _fitting(runs, user_free, course_going):
+        run.status = RunStatus.QUEUED
+    return True
 
 
 def _fitting(
