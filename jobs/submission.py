@@ -1,16 +1,17 @@
 """Submission: a run is saved queued (or waiting for a slot), then handed to Slurm
 exactly once.
 
-`start_run` saves the run and enqueues `submit_run` once the row is committed; a run
-saved waiting is enqueued by `queue_waiting` once a slot frees up (jobs/slots.py).
-The task waits for its place in the rate limit (jobs/ratelimit.py), taken in the
-worker and not in the request that started the run: in a class's ramp, each round
-trip a start makes waits for a core. It then takes a lease on the run
-(SUBMIT_LEASE_SECONDS): a retried or duplicated task either finds the run held, or
-adopts the job an earlier attempt created instead of submitting a second one. The
-sync cycle gives a new task to queued runs whose task was lost, or never left (the
-broker was down when the run was started). A queued run that waits on an outage says
-so in its status_reason, and the trainee sees it.
+`start_run` saves the run and enqueues it once the row is committed; a run saved
+waiting is enqueued by `queue_waiting` once a slot frees up (jobs/slots.py). The runs
+a click or a promotion queued go in one message, `submit_runs`: in the worker, not
+in the request that started them (in a class's ramp each round trip a start makes
+waits for a core), it takes each run's place in the rate limit (jobs/ratelimit.py)
+and sends the run's `submit_run`, due when its place is. That task takes a lease on
+the run (SUBMIT_LEASE_SECONDS): a retried or duplicated task either finds the run
+held, or adopts the job an earlier attempt created instead of submitting a second
+one. The sync cycle gives a new task to queued runs whose task was lost, or never
+left (the broker was down when the run was started). A queued run that waits on an
+outage says so in its status_reason, and the trainee sees it.
 `cancel` takes a run back, waiting, before or after it reached Slurm; a cancel that
 comes while the submission is in flight is honoured by `submit` itself.
 """
@@ -59,7 +60,7 @@ def start_run(
     saved = new_run(account, target, workload, **run)
     saved.save()
     if saved.status == RunStatus.QUEUED:
-        transaction.on_commit(lambda: _enqueue(saved))
+        enqueue_once_committed([saved])
     return saved
 
 
@@ -103,9 +104,15 @@ def queue_waiting(user_id: int) -> list[BenchmarkRun]:
     """Queues the user's waiting runs that fit in their free slots (jobs/slots.py),
     and enqueues their submission once that is committed. Returns them."""
     promoted = slots.promote(user_id)
-    for run in promoted:
-        transaction.on_commit(partial(_enqueue, run))
+    enqueue_once_committed(promoted)
     return promoted
+
+
+def enqueue_once_committed(runs: list[BenchmarkRun]) -> None:
+    """Sends the submission of `runs`, queued in the current transaction, once it
+    commits (at once outside of one): one message for them all (submit_runs)."""
+    if runs:
+        transaction.on_commit(partial(_enqueue, runs))
 
 
 def queue_waiting_everywhere() -> int:
@@ -119,26 +126,36 @@ def queue_waiting_everywhere() -> int:
     return queued
 
 
-def _enqueue(run: BenchmarkRun) -> None:
-    """Sends the run's submit task. With the broker (Redis) down the run is kept, not
-    failed: it stays queued and says why (also on `run`, for the page that started
-    it), and the sync gives it a task once the broker is back (resubmit_stale)."""
+def _enqueue(runs: list[BenchmarkRun]) -> None:
+    """Sends the runs' submit_runs task. With the broker (Redis) down the runs are
+    kept, not failed: they stay queued and say why (also on `runs`, for the page that
+    started them), and the sync gives them a task once the broker is back
+    (resubmit_stale)."""
     try:
-        submit_run.delay(run.pk)
+        submit_runs.delay([run.pk for run in runs])
     except BrokerUnavailable as e:
-        log.warning("run %s: its submit task could not be sent (%s); it waits", run.pk, e)
-        run.status_reason = BROKER_DOWN_REASON
-        _note_waiting(run.pk, BROKER_DOWN_REASON)
+        ids = [run.pk for run in runs]
+        log.warning("runs %s: their submit task could not be sent (%s); they wait", ids, e)
+        for run in runs:
+            run.status_reason = BROKER_DOWN_REASON
+        _note_waiting(ids, BROKER_DOWN_REASON)
 
 
-def _note_waiting(run_id: int, reason: str) -> None:
-    BenchmarkRun.objects.filter(pk=run_id, status=RunStatus.QUEUED).update(
+def _note_waiting(run_ids: list[int], reason: str) -> None:
+    BenchmarkRun.objects.filter(pk__in=run_ids, status=RunStatus.QUEUED).update(
         status_reason=reason, updated_at=timezone.now()
     )
 
 
 def _scheduled_key(run_id: int) -> str:
     return f"jobs:submit-scheduled:{run_id}"
+
+
+def _mark_scheduled(run_id: int, delay: float) -> None:
+    """The run's submit task comes back in `delay` seconds: the sync must not enqueue
+    another one meanwhile (resubmit_stale)."""
+    timeout = math.ceil(delay) + settings.SUBMIT_LEASE_SECONDS + 1
+    cache.set(_scheduled_key(run_id), 1, timeout=timeout)
 
 
 def _claim(run_id: int) -> tuple[BenchmarkRun, bool] | None:
@@ -173,10 +190,7 @@ def submit(run_id: int, *, slot_taken: bool = False) -> None:
         try:
             take_submit_slot()
         except RateLimited as e:
-            # Its task comes back when its place is due: the sync must not enqueue
-            # another one meanwhile.
-            timeout = math.ceil(e.delay) + settings.SUBMIT_LEASE_SECONDS + 1
-            cache.set(_scheduled_key(run_id), 1, timeout=timeout)
+            _mark_scheduled(run_id, e.delay)
             raise
     claimed = _claim(run_id)
     if claimed is None:
@@ -226,9 +240,27 @@ def resubmit_stale() -> None:
     )
     run_ids = list(stale.values_list("pk", flat=True)[:100])
     scheduled = cache.get_many([_scheduled_key(run_id) for run_id in run_ids])
+    unscheduled = [run_id for run_id in run_ids if _scheduled_key(run_id) not in scheduled]
+    if unscheduled:
+        submit_runs.delay(unscheduled)
+
+
+@shared_task(name="jobs.tasks.submit_runs")
+def submit_runs(run_ids: list[int]) -> None:
+    """The one message a click (or a promotion, or the sync) sends for its runs: each
+    run's place in the rate limit, and its submit task, due then. Taken here, in the
+    worker, and not in the request that queued the runs: in a class's ramp each round
+    trip of a start waits for a core. Each run's task then runs once, when its place
+    is due, rather than once more only to learn when that is."""
     for run_id in run_ids:
-        if _scheduled_key(run_id) not in scheduled:
-            submit_run.delay(run_id)
+        try:
+            take_submit_slot()
+        except RateLimited as e:
+            _mark_scheduled(run_id, e.delay)
+            # Without a place in sight (not reserved), the task looks for one then.
+            submit_run.apply_async((run_id,), {"slot_taken": e.reserved}, countdown=e.delay)
+        else:
+            submit_run.delay(run_id, slot_taken=True)
 
 
 # No retry limit: a run waits as long as Slurm is away (it says "queued", and can be
@@ -251,7 +283,7 @@ def submit_run(self: Task, run_id: int, slot_taken: bool = False) -> None:
         # the attempt after it looks for the job before submitting (submit, _find_job).
         why = str(e).partition(": ")[2] or str(e)  # without the request's method and URL
         reason = f"Slurm did not take the run yet ({why}). It waits here; the portal tries "
-        _note_waiting(run_id, reason + "again by itself.")
+        _note_waiting([run_id], reason + "again by itself.")
         # slurmrestd or slurmctld away: back off, up to 30 s between tries. The next
         # try takes a place in the rate limit again: when slurmrestd comes back, the
         # runs it held must not all rush in at once.

@@ -30,7 +30,7 @@ def ada(dev_profile, make_user):
 def submitted(monkeypatch) -> list[int]:
     """The runs whose submission was enqueued (the broker stands aside)."""
     sent: list[int] = []
-    monkeypatch.setattr("jobs.submission.submit_run.delay", sent.append)
+    monkeypatch.setattr("jobs.submission.submit_runs.delay", sent.extend)
     return sent
 
 
@@ -284,10 +284,10 @@ def test_with_the_task_queue_down_the_notice_says_the_started_runs_wait_for_it(
 ) -> None:
     settings.MAX_ACTIVE_RUNS_PER_USER = 1
 
-    def broker_down(run_id: int) -> None:
+    def broker_down(run_ids: list[int]) -> None:
         raise OperationalError("Error 111 connecting to 127.0.0.1:6379. Connection refused.")
 
-    monkeypatch.setattr("jobs.submission.submit_run.delay", broker_down)
+    monkeypatch.setattr("jobs.submission.submit_runs.delay", broker_down)
     client.force_login(ada)
 
     panel = client.post("/lab/1a/runs", {"targets": ["scratch", "tmp"]}, headers=HTMX)

@@ -8,7 +8,7 @@ import pytest
 from django.core.cache import cache
 
 from jobs import ratelimit
-from jobs.submission import resubmit_stale, submit, submit_run
+from jobs.submission import resubmit_stale, submit, submit_run, submit_runs
 from tests.runs import make_run
 
 pytestmark = pytest.mark.live  # slurmrestd / Redis of the dev cluster
@@ -51,7 +51,7 @@ def test_a_run_waiting_for_its_place_is_not_enqueued_again(
     ratelimit.take_submit_slot()
     ratelimit.take_submit_slot()  # this second is full now
     enqueued = []
-    monkeypatch.setattr("jobs.submission.submit_run.delay", enqueued.append)
+    monkeypatch.setattr("jobs.submission.submit_runs.delay", enqueued.extend)
 
     with pytest.raises(ratelimit.RateLimited):
         submit(run.pk)
@@ -81,3 +81,63 @@ def test_with_no_place_in_sight_the_task_looks_for_one_again_and_takes_none(
     with pytest.raises(RuntimeError, match="retried"):
         submit_run.run(run.pk)
     assert retried["kwargs"] == {"slot_taken": False} and retried["countdown"] == 60
+
+
+@pytest.mark.django_db
+def test_each_run_of_a_burst_gets_its_place_and_one_task_due_then(
+    empty_limiter, trainee, disk_target, settings, monkeypatch
+) -> None:
+    """submit_runs, the one message of a click: the runs that have a place now are
+    sent at once, the others due when their place is, each as having its place. None
+    of them is enqueued again by the sync meanwhile."""
+    settings.SUBMIT_LEASE_SECONDS = 0  # every queued run counts as stale at once
+    runs = [make_run(trainee, disk_target) for _ in range(5)]
+    sent = []
+    monkeypatch.setattr(submit_run, "delay", lambda *a, **kw: sent.append((a, kw, 0)))
+    monkeypatch.setattr(
+        submit_run, "apply_async", lambda a, kw, countdown: sent.append((a, kw, countdown))
+    )
+    again = []
+    monkeypatch.setattr(submit_runs, "delay", again.extend)
+
+    submit_runs.run([run.pk for run in runs])
+    resubmit_stale()
+
+    assert [(args, kwargs) for args, kwargs, _ in sent] == [
+        ((run.pk,), {"slot_taken": True}) for run in runs
+    ]
+    countdowns = [countdown for *_, countdown in sent]
+    assert countdowns[:2] == [0, 0]  # two a second
+    assert all(0 < c <= 1 for c in countdowns[2:4]) and 1 < countdowns[4] <= 2
+    assert not {run.pk for run in runs[2:]} & set(again), "a run due later was sent again"
+
+
+@pytest.mark.django_db
+def test_a_burst_beyond_every_place_in_sight_looks_again_later_without_a_place(
+    empty_limiter, trainee, disk_target, monkeypatch
+) -> None:
+    monkeypatch.setattr(ratelimit, "MAX_SLOT_AHEAD_SECONDS", 1)
+    runs = [make_run(trainee, disk_target) for _ in range(3)]
+    sent = []
+    monkeypatch.setattr(submit_run, "delay", lambda *a, **kw: sent.append((a, kw, 0)))
+    monkeypatch.setattr(
+        submit_run, "apply_async", lambda a, kw, countdown: sent.append((a, kw, countdown))
+    )
+
+    submit_runs.run([run.pk for run in runs])
+
+    assert sent[2] == ((runs[2].pk,), {"slot_taken": False}, 60.0)
+
+
+@pytest.mark.django_db
+def test_a_click_sends_one_message_for_all_its_runs(
+    empty_limiter, client, trainee, dev_profile, monkeypatch, django_capture_on_commit_callbacks
+) -> None:
+    messages = []
+    monkeypatch.setattr(submit_runs, "delay", messages.append)
+    client.force_login(trainee.user)
+
+    with django_capture_on_commit_callbacks(execute=True):
+        client.post("/lab/1a/runs", {"targets": ["home", "global", "scratch", "tmp"]})
+
+    assert len(messages) == 1 and len(messages[0]) == 4
