@@ -78,8 +78,8 @@ def start_runs(
         else:  # older waiting runs go first; then these, as far as the slots go
             queued = {run.pk: run for run in queue_waiting(user.pk)}
         _check_waiting_cap(user, runs, queued)
-        # The queued ones as queue_waiting holds them: the page reads what their
-        # enqueueing said (a broker outage) once this is committed.
+        # The queued ones as their enqueueing holds them (admitted or promoted): the
+        # page reads what it said (a broker outage) once this is committed.
         return [queued.get(run.pk, run) for run in runs]
 
 
