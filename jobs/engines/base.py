@@ -55,6 +55,10 @@ class Target(BaseModel):
 MAX_BYTES_PER_S_PER_PROCESS = 2**40
 # No file operation takes less than 10 ns (a cached stat takes about a microsecond).
 MAX_OPS_PER_S_PER_PROCESS = 10**8
+# The most of a posted output a parser reads (RESULT_MAX_BYTES' default): the outputs
+# of the engines' commands are a few KiB; a parser reads this much in well under a
+# second (bench/test_parsers.py).
+PARSE_MAX_CHARS = 4 * MiB
 # The metadata figures (mdtest's file phases), in operations per second.
 METADATA_OPERATIONS = ("create", "stat", "read", "remove")
 

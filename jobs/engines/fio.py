@@ -76,17 +76,21 @@ class Fio:
         for job in jobs:
             error = job.get("error", 0)
             if error:
-                name = job.get("jobname", "?")
+                name = str(job.get("jobname", "?"))[:80]
                 raise ResultParseError(
-                    f"fio job {name!r} failed: {_strerror(error)} (error {error})"
+                    f"fio job {name!r} failed: {_strerror(error)} (error {str(error)[:20]})"
                 )
         try:
             write = _direction(jobs, "write", report)
             read = _direction(jobs, "read", report)
         except KeyError as e:
-            raise ResultParseError(f"fio JSON output lacks an expected field ({e})") from None
-        except (TypeError, ValueError) as e:
-            raise ResultParseError(f"fio JSON output has an unreadable value ({e})") from None
+            raise ResultParseError(
+                f"fio JSON output lacks an expected field ({str(e)[:100]})"
+            ) from None
+        except (TypeError, ValueError, OverflowError, AttributeError) as e:
+            raise ResultParseError(
+                f"fio JSON output has an unreadable value ({str(e)[:100]})"
+            ) from None
         if write is None and read is None:
             raise ResultParseError("fio output has neither write nor read figures (no I/O done)")
         return result(
@@ -150,6 +154,10 @@ def _load_json(output: str) -> dict[str, Any]:
         raise ResultParseError(
             f"fio output is not valid JSON at line {e.lineno} column {e.colno} (garbled?)"
         ) from None
+    except RecursionError:
+        raise ResultParseError("fio output's JSON is nested deeper than fio's ever is") from None
+    except ValueError:  # a number of more digits than Python converts
+        raise ResultParseError("fio output's JSON has a number no benchmark prints") from None
     if not isinstance(report, dict):
         raise ResultParseError("fio output is JSON but not fio's report")
     return report

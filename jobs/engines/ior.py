@@ -27,17 +27,25 @@ from jobs.engines.base import (
 
 OPERATIONS = ("write", "read")
 # "ior ERROR: ..." (3.x) or "ERROR: ..." (4.x); IOR aborts after printing it.
-ERROR_LINE = re.compile(r"^(?:ior )?ERROR:?\s+(.+)$", re.MULTILINE)
-BANNER = re.compile(r"^IOR-\S+: MPI Coordinated Test of Parallel I/O", re.MULTILINE)
-RESULTS_STARTED = re.compile(r"^(?:Results:|access\s+bw\(MiB/s\))", re.MULTILINE)
+# Every pattern here stays on its line ([ \t], never \s, which spans newlines) and
+# bounds its runs: a posted output is its job owner's text, and a pattern that can
+# backtrack over the rest of it from many places costs the square of its length.
+ERROR_LINE = re.compile(r"^(?:ior )?ERROR:?[ \t]+(.+)$", re.MULTILINE)
+BANNER = re.compile(r"^IOR-\S{1,64}: MPI Coordinated Test of Parallel I/O", re.MULTILINE)
+RESULTS_STARTED = re.compile(r"^(?:Results:|access[ \t]+bw\(MiB/s\))", re.MULTILINE)
 SUMMARY_STARTED = "Summary of all tests:"
 NO_SUMMARY = "no IOR summary in the output (neither its 'Summary of all tests' table nor JSON)"
 # The keys IOR's JSON opens with (fio's own JSON has "fio version").
-IOR_JSON_HEADER = re.compile(r'"(?:Version|Began|Command line)"\s*:')
-SUMMARY_OBJECT = re.compile(r'\{[^{}]*"operation"[^{}]*\}')
-KEY_VALUE = re.compile(r'"([^"]+)"\s*:\s*("[^"]*"|[^,\s}]+)')
+IOR_JSON_HEADER = re.compile(r'"(?:Version|Began|Command line)"[ \t]*:')
+# The innermost objects ({...} with no brace inside); the summaries are among them.
+# (One pattern looking for '"operation"' inside the braces backtracks over the whole
+# rest of an output that opens a brace and never closes it, at every "operation".)
+FLAT_OBJECT = re.compile(r"\{[^{}]*\}")
+KEY_VALUE = re.compile(r'"([^"\n]{1,64})"[ \t]*:[ \t]*("[^"\n]{0,256}"|[^,\s}]{1,64})')
+# A row of the "Results" table: its phase, then at least two more cells.
+PHASE_ROW = re.compile(r"^[ \t]*(write|read)[ \t]+\S{1,64}[ \t]+\S", re.MULTILINE)
 # The test's parameters say which phases ran, hence which summaries must follow.
-PHASE_FLAG = re.compile(r'"(writeFile|readFile)"\s*:\s*"?(\d+)')
+PHASE_FLAG = re.compile(r'"(writeFile|readFile)"[ \t]*:[ \t]*"?([0-9]{1,9})')
 
 
 @dataclass(frozen=True)
@@ -109,10 +117,13 @@ def _from_json(output: str) -> dict[str, _Operation]:
     try:
         report, _ = json.JSONDecoder().raw_decode(output, _json_start(output) or 0)
         entries = [entry for entry in report["summary"] if isinstance(entry, dict)]
-    except (json.JSONDecodeError, KeyError, TypeError):
+    # Not JSON (ValueError), nested too deep for Python (RecursionError), a number
+    # of more digits than Python converts (ValueError), not IOR's shape.
+    except (ValueError, RecursionError, KeyError, TypeError):
         entries = [
             {key: value.strip('"') for key, value in KEY_VALUE.findall(match.group())}
-            for match in SUMMARY_OBJECT.finditer(output)
+            for match in FLAT_OBJECT.finditer(output)
+            if '"operation"' in match.group()
         ]
     operations: dict[str, _Operation] = {}
     for entry in entries:
@@ -161,11 +172,7 @@ def _phases_run(output: str) -> set[str]:
     """The phases (write, read) of the "Results" table, which IOR prints as each
     one ends, before the summary."""
     results = output.partition(SUMMARY_STARTED)[0]
-    return {
-        cells[0]
-        for line in results.splitlines()
-        if (cells := line.split()) and cells[0] in OPERATIONS and len(cells) > 2
-    }
+    return {row[1] for row in PHASE_ROW.finditer(results)}
 
 
 def _summary_table(output: str) -> dict[str, dict[str, str]]:
@@ -187,7 +194,7 @@ def _summary_table(output: str) -> dict[str, dict[str, str]]:
 def _operation(name: str, mib_per_s: Any, iops: Any, tasks: Any) -> _Operation:
     try:
         return _Operation(mib_per_s=float(mib_per_s), iops=float(iops), tasks=int(tasks))
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         raise ResultParseError(
             f"IOR summary of the {name} phase lacks its bandwidth, operations or task count"
         ) from None

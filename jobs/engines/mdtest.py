@@ -29,17 +29,28 @@ ROWS = {
     "File removal": "remove",
 }
 # A row: its name, then Max, Min, Mean and Std Dev (a row cut short does not match).
-ROW = re.compile(rf"^\s*({'|'.join(ROWS)})\s*:?\s+(\S+)\s+\S+\s+\S+\s+\S+\s*$", re.MULTILINE)
+# Every pattern here stays on its line ([ \t], never \s, which spans newlines) and
+# bounds its runs: a posted output is its job owner's text, and a pattern that can
+# backtrack over the rest of it from every line costs the square of its length.
+# (The colon's blanks and the value's are one run when there is no colon: "(?:[ \t]*:)?"
+# and not "[ \t]*:?", or a long run of blanks is split in every way.)
+ROW = re.compile(
+    rf"^[ \t]*({'|'.join(ROWS)})(?:[ \t]*:)?[ \t]+(\S{{1,64}})[ \t]+\S{{1,64}}[ \t]+\S{{1,64}}"
+    r"[ \t]+\S{1,64}[ \t]*$",
+    re.MULTILINE,
+)
 # "SUMMARY rate (in ops/sec):" (4.x), "SUMMARY rate:" (3.x), "SUMMARY:" (1.9); with -P a
 # "SUMMARY time" table follows the rate one.
 SUMMARY = re.compile(r"^SUMMARY(?: rate)?(?: \(in ops/sec\))?:", re.MULTILINE)
 TABLE_END = re.compile(r"^(?:SUMMARY|-- finished at )", re.MULTILINE)
-LAUNCHED = re.compile(r"^mdtest-\S+ was launched with (\d+) total task\(s\)", re.MULTILINE)
-TASKS_LINE = re.compile(r"^(\d+) tasks, ", re.MULTILINE)
+LAUNCHED = re.compile(
+    r"^mdtest-\S{1,64} was launched with ([0-9]{1,9}) total task\(s\)", re.MULTILINE
+)
+TASKS_LINE = re.compile(r"^([0-9]{1,9}) tasks, ", re.MULTILINE)
 FINISHED = re.compile(r"^-- finished at .* --", re.MULTILINE)
 # mdtest's own errors, and Open MPI's word when a rank aborted.
-ERROR_LINE = re.compile(r"^(?:mdtest )?ERROR:?\s+(.+)$", re.MULTILINE)
-ABORTED = re.compile(r"^MPI_ABORT was invoked on rank (\d+)", re.MULTILINE)
+ERROR_LINE = re.compile(r"^(?:mdtest )?ERROR:?[ \t]+(.+)$", re.MULTILINE)
+ABORTED = re.compile(r"^MPI_ABORT was invoked on rank ([0-9]{1,9})", re.MULTILINE)
 
 
 class Mdtest:

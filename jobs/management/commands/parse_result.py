@@ -8,7 +8,8 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from jobs.engines import ENGINES, ResultParseError, get_engine
+from jobs.engines import ENGINES, ResultParseError, parse_output
+from jobs.engines.base import PARSE_MAX_CHARS
 
 
 class Command(BaseCommand):
@@ -20,12 +21,14 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, engine: str, file: str, **options: Any) -> None:
         try:
-            # Undecodable bytes are the parser's to judge, not a reason to give up here.
-            output = Path(file).read_text(encoding="utf-8", errors="replace")
+            # Undecodable bytes are the parser's to judge, not a reason to give up here;
+            # one character past what a parser reads is enough to be refused.
+            with Path(file).open(encoding="utf-8", errors="replace") as f:
+                output = f.read(PARSE_MAX_CHARS + 1)
         except OSError as e:
             raise CommandError(f"cannot read {file}: {e.strerror or e}") from None
         try:
-            result = get_engine(engine).parse(output)
+            result = parse_output(engine, output)
         except ResultParseError as e:
             raise CommandError(f"{file}: {e}") from None
         self.stdout.write(json.dumps(result.summary(), indent=2))
