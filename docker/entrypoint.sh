@@ -10,11 +10,14 @@
 #   worker      Celery worker for runs (queue "celery"; CELERY_CONCURRENCY, default 2)
 #   quotas      Celery worker for quota rounds (queue "quotas", concurrency 1): run it
 #               where the storage filesystems are mounted (README, "quotas")
+#   results     Celery worker that reads the outputs jobs post (queue "results",
+#               concurrency 1): what a job posts is its owner's text, read within the
+#               task's time limits, never on the workers that submit runs
 #   beat        Celery beat (the sync every SYNC_INTERVAL_SECONDS, quota rounds); its
 #               schedule file lives in /var/lib/storagelab (a volume). One beat only.
 #   manage ...  python manage.py ..., e.g. `manage load_site_profile NAME`,
 #               `manage createsuperuser`, `manage check --deploy`
-#   healthcheck [web|worker|quotas]   the containers' health checks
+#   healthcheck [web|worker|quotas|results]   the containers' health checks
 #   anything else is run as a command (bash, for a look around)
 #
 # Every setting comes from the environment (docker/site.env, the README's table).
@@ -76,11 +79,11 @@ except Exception as e:  # 503 "failing", refused, timed out
     sys.exit(1)
 PY
     ;;
-  worker | quotas)
+  worker | quotas | results)
     # The worker answers a ping through the broker.
     exec celery -A portal inspect ping --timeout 10 --destination "$1@$HOSTNAME" >/dev/null
     ;;
-  *) die "healthcheck: web, worker or quotas, not '$1'" ;;
+  *) die "healthcheck: web, worker, quotas or results, not '$1'" ;;
   esac
 }
 
@@ -107,6 +110,11 @@ quotas)
   check_accounts
   exec celery -A portal worker --loglevel "${LOG_LEVEL:-INFO}" --queues quotas \
     --concurrency 1 --hostname "quotas@$HOSTNAME" "$@"
+  ;;
+results)
+  check_secret_files
+  exec celery -A portal worker --loglevel "${LOG_LEVEL:-INFO}" --queues results \
+    --concurrency 1 --hostname "results@$HOSTNAME" "$@"
   ;;
 beat)
   check_secret_files

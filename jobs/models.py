@@ -93,6 +93,10 @@ class BenchmarkRun(models.Model):
     benchmark_exit_code = models.IntegerField(null=True, blank=True)
     raw_output = models.TextField(blank=True)
     parse_error = models.TextField(blank=True)
+    # Reading the output (jobs/results.py): when its task was last sent, and how many
+    # times a reader started on it (a reader killed twice does not get a third go).
+    ingest_sent_at = models.DateTimeField(null=True, blank=True)
+    ingest_attempts = models.PositiveSmallIntegerField(default=0)
 
     class Meta:
         ordering = ["-created_at"]

@@ -1,5 +1,6 @@
 """Result intake: the job posts its benchmark output with the run's secret; it is
-stored once, then parsed by a Celery task into a RunResult."""
+stored once, then parsed by a Celery task into a RunResult, on a queue of its own
+and within time limits. An output that cannot be read is marked so, once."""
 
 import hashlib
 import hmac
@@ -8,11 +9,14 @@ import re
 from datetime import timedelta
 
 from celery import shared_task
+from celery.exceptions import SoftTimeLimitExceeded
 from django.db import transaction
+from django.db.models import F, Q
 from django.utils import timezone
+from kombu.exceptions import OperationalError as BrokerUnavailable
 
 from jobs import lost
-from jobs.engines import ResultParseError, get_engine
+from jobs.engines import ResultParseError, parse_output
 from jobs.engines.base import METADATA_OPERATIONS
 from jobs.models import BenchmarkRun, RunResult
 
@@ -22,6 +26,12 @@ log = logging.getLogger(__name__)
 # after this long was lost (or waits behind a long queue: ingesting twice is harmless).
 INGEST_GRACE_SECONDS = 30
 INGEST_STRANDED_PER_CYCLE = 50
+# A parser reads the largest output (RESULT_MAX_BYTES, 4 MiB) in well under a second
+# (bench/test_parsers.py): these limits only stop what went wrong.
+INGEST_SOFT_LIMIT_SECONDS = 10
+INGEST_TIME_LIMIT_SECONDS = 20
+# Attempts at reading one output; one more attempt marks it unreadable unread.
+MAX_INGEST_ATTEMPTS = 2
 
 
 class ResultRefused(Exception):
@@ -51,34 +61,59 @@ def receive_result(run: BenchmarkRun, token: str, output: bytes, exit_code: int 
     """Stores the job's output once. Raises ResultRefused for a wrong secret or a
     second post."""
     check_token(run, token)
+    if not store_output(run, output, exit_code):
+        raise ResultRefused(409, "a result was already received for this run")
+
+
+def store_output(run: BenchmarkRun, output: bytes, exit_code: int | None) -> bool:
+    """Stores a run's output unless one came already (False), and has it read once
+    the row is committed. The job's post comes here, and so does an output recovered
+    from the job's output file (jobs/recover.py)."""
+    now = timezone.now()
     stored = BenchmarkRun.objects.filter(pk=run.pk, result_received_at__isnull=True).update(
-        result_received_at=timezone.now(),
-        updated_at=timezone.now(),
+        result_received_at=now,
+        ingest_sent_at=now,
+        updated_at=now,
         raw_output=output.decode("utf-8", errors="replace").replace("\x00", ""),
         benchmark_exit_code=exit_code,
     )
-    if not stored:
-        raise ResultRefused(409, "a result was already received for this run")
-    # Robust: with the broker down the result is stored all the same, the job is
-    # told so, and the sync parses it later (ingest_stranded).
-    transaction.on_commit(lambda: ingest_result.delay(run.pk), robust=True)
+    if stored:
+        # Robust: with the broker down the output is stored all the same, the job is
+        # told so, and the sync sends its task later (send_stranded).
+        transaction.on_commit(lambda: ingest_result.delay(run.pk), robust=True)
+    return bool(stored)
 
 
 def ingest(run_id: int) -> None:
-    """Parses a received output into a RunResult (idempotent)."""
-    run = BenchmarkRun.objects.get(pk=run_id)
-    if not run.result_received_at or RunResult.objects.filter(run=run).exists():
+    """Parses a received output into a RunResult, or marks why it cannot be read.
+    Idempotent, and each output is tried at most MAX_INGEST_ATTEMPTS times: an
+    attempt is counted before the parser runs, so an output whose reading was
+    killed (the task's hard time limit, a worker lost) is marked, not read forever."""
+    tried = BenchmarkRun.objects.filter(
+        pk=run_id, result_received_at__isnull=False, result__isnull=True, parse_error=""
+    ).update(ingest_attempts=F("ingest_attempts") + 1)
+    if not tried:
+        return  # gone, not received yet, already read, or already marked
+    run = BenchmarkRun.objects.only(
+        "engine", "raw_output", "benchmark_exit_code", "ingest_attempts"
+    ).get(pk=run_id)
+    if run.ingest_attempts > MAX_INGEST_ATTEMPTS:
+        unreadable(
+            run,
+            f"the portal stopped reading this output {MAX_INGEST_ATTEMPTS} times "
+            f"(it took longer than {INGEST_TIME_LIMIT_SECONDS} s): it is kept as it came",
+        )
         return
     try:
-        result = get_engine(run.engine).parse(run.raw_output)
+        result = parse_output(run.engine, run.raw_output)
     except ResultParseError as e:
-        exit_note = ""
-        if run.benchmark_exit_code:
-            exit_note = f" ({run.engine} exited with status {run.benchmark_exit_code})"
-        BenchmarkRun.objects.filter(pk=run.pk).update(
-            parse_error=f"{e}{exit_note}", updated_at=timezone.now()
-        )
-        lost.output_arrived(run.pk)
+        reason = str(e)
+        if isinstance(e.__cause__, SoftTimeLimitExceeded):
+            reason = f"reading this output took longer than {INGEST_SOFT_LIMIT_SECONDS} s"
+        unreadable(run, reason)
+        return
+    except SoftTimeLimitExceeded:  # between the parser and here
+        unreadable(run, f"reading this output took longer than {INGEST_SOFT_LIMIT_SECONDS} s")
         return
     RunResult.objects.get_or_create(
         run=run,
@@ -98,27 +133,53 @@ def ingest(run_id: int) -> None:
     lost.output_arrived(run.pk)
 
 
-def ingest_stranded() -> int:
-    """Parses the results stored INGEST_GRACE_SECONDS ago or more whose ingest task
-    never ran: the broker was down when they came, or the worker died holding the
-    task. Called by every sync cycle, a few at a time. Returns how many."""
+def unreadable(run: BenchmarkRun, reason: str) -> None:
+    """Marks the run's output as unreadable, once: the raw output stays for its owner,
+    and no sweep tries it again."""
+    if run.benchmark_exit_code:
+        reason += f" ({run.engine} exited with status {run.benchmark_exit_code})"
+    BenchmarkRun.objects.filter(pk=run.pk, parse_error="").update(
+        parse_error=reason, updated_at=timezone.now()
+    )
+    lost.output_arrived(run.pk)
+
+
+def send_stranded() -> int:
+    """Sends an ingest task again for results stored INGEST_GRACE_SECONDS ago or more
+    that are still unread: the broker was down when they came, or the worker died
+    holding the task. Called by every sync cycle, which never parses (a parse runs on
+    the results queue, within its time limits); each result at most once per grace
+    period, and a result marked unreadable never. Returns how many were sent."""
+    due = timezone.now() - timedelta(seconds=INGEST_GRACE_SECONDS)
     stranded = BenchmarkRun.objects.filter(
-        result_received_at__lte=timezone.now() - timedelta(seconds=INGEST_GRACE_SECONDS),
+        Q(ingest_sent_at__isnull=True) | Q(ingest_sent_at__lte=due),
+        result_received_at__lte=due,
         result__isnull=True,
         parse_error="",
-    ).values_list("pk", flat=True)[:INGEST_STRANDED_PER_CYCLE]
-    ingested = 0
-    for run_id in stranded:
+    )
+    run_ids = list(stranded.values_list("pk", flat=True)[:INGEST_STRANDED_PER_CYCLE])
+    if not run_ids:
+        return 0
+    BenchmarkRun.objects.filter(pk__in=run_ids).update(ingest_sent_at=timezone.now())
+    for sent, run_id in enumerate(run_ids):
         try:
-            ingest(run_id)
-        except Exception:  # one run's trouble must not stop the sync cycle
-            log.exception("run %s: its stored result could not be ingested", run_id)
-            continue
-        ingested += 1
-    return ingested
+            ingest_result.delay(run_id)
+        except BrokerUnavailable:
+            # The rest go at a later cycle; the sync goes on with following runs.
+            log.warning("the broker did not take the ingest of run %s", run_id)
+            return sent
+    return len(run_ids)
 
 
-# The name is the one queued messages carry (the task lived in jobs/tasks.py).
-@shared_task(name="jobs.tasks.ingest_result")
+# The name is the one queued messages carry (the task lived in jobs/tasks.py). Its
+# queue (RESULTS_QUEUE, settings.CELERY_TASK_ROUTES) has a worker of its own: what a
+# job posts is the job owner's text, and reading it must never hold the workers that
+# submit and follow everyone's runs. A soft limit ends a slow read with a reason, the
+# hard one ends the process that ignored it.
+@shared_task(
+    name="jobs.tasks.ingest_result",
+    soft_time_limit=INGEST_SOFT_LIMIT_SECONDS,
+    time_limit=INGEST_TIME_LIMIT_SECONDS,
+)
 def ingest_result(run_id: int) -> None:
     ingest(run_id)

@@ -12,7 +12,7 @@ from django.utils import timezone
 
 from jobs import lost
 from jobs.models import IN_SLURM_STATUSES, BenchmarkRun, RunStatus
-from jobs.results import ingest_stranded
+from jobs.results import send_stranded
 from jobs.slurm import SlurmError, SlurmJob, get_client
 from jobs.slurm.models import JobList
 from jobs.states import FROM_SLURM, transition
@@ -32,7 +32,7 @@ def sync() -> int | None:
         return None
     try:
         resubmit_stale()
-        ingest_stranded()
+        send_stranded()
         followed = follow_runs()
         # Right after the ends this cycle saw, and for any slot freed otherwise since
         # the last cycle (a failed submission): waiting runs never wait on a free slot.
@@ -44,10 +44,10 @@ def sync() -> int | None:
 
 def follow_runs() -> int:
     """Brings every run in Slurm up to date. Returns how many."""
-    # Every 2 s, up to a class's 800 runs: not their job scripts and workloads, which
-    # nothing here reads (a script alone is a few KiB).
+    # Every 2 s, up to a class's 800 runs: not their job scripts, workloads and
+    # outputs, which nothing here reads (a script is a few KiB, an output up to 4 MiB).
     in_slurm = BenchmarkRun.objects.filter(status__in=IN_SLURM_STATUSES)
-    runs = list(in_slurm.defer("job_script", "workload"))
+    runs = list(in_slurm.defer("job_script", "workload", "raw_output"))
     if not runs:
         return 0
     started = timezone.now()

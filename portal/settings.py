@@ -399,7 +399,14 @@ HEALTHZ_CACHE_SECONDS = float(os.getenv("HEALTHZ_CACHE_SECONDS", "5"))
 # the filesystems are mounted (up.sh: `celery worker --queues quotas`): a round waiting on
 # a hung mount never holds a slot of the workers that submit and follow runs ("celery").
 QUOTA_QUEUE = "quotas"
-CELERY_TASK_ROUTES = {"exercises.tasks.collect_quotas": {"queue": QUOTA_QUEUE}}
+# A job's output is read on a queue of its own too, taken by a worker of its own
+# (up.sh: `--queues results`): the text is the job owner's, and however long one takes
+# to read (within the task's time limits), no submission or sync waits behind it.
+RESULTS_QUEUE = "results"
+CELERY_TASK_ROUTES = {
+    "exercises.tasks.collect_quotas": {"queue": QUOTA_QUEUE},
+    "jobs.tasks.ingest_result": {"queue": RESULTS_QUEUE},
+}
 CELERY_BEAT_SCHEDULE = {
     "sync-runs": {"task": "jobs.tasks.sync_runs", "schedule": SYNC_INTERVAL_SECONDS},
     # Starts the next runs of a calibration round as slots free up; ends finished rounds.

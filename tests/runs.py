@@ -13,6 +13,7 @@ import pytest
 from celery import Task
 from celery.contrib.testing.worker import start_worker
 from celery.signals import task_postrun
+from django.conf import settings
 from django.contrib.auth.models import User
 from django.core.management import call_command
 from django.db import connection
@@ -36,7 +37,14 @@ def celery_worker_thread(django_db_setup, django_db_blocker) -> Iterator[None]:
     try:
         with (
             django_db_blocker.unblock(),
-            start_worker(app, perform_ping_check=False, loglevel="WARNING", shutdown_timeout=60),
+            start_worker(
+                app,
+                # The runs' queue, and the results' (a worker of its own in production).
+                queues=["celery", settings.RESULTS_QUEUE],
+                perform_ping_check=False,
+                loglevel="WARNING",
+                shutdown_timeout=60,
+            ),
         ):
             yield
     finally:

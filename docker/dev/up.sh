@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Brings up everything but the web server: system packages, the Python venv,
-# PostgreSQL, Redis, the dev Slurm cluster, the database, the demo accounts, two
-# Celery workers (runs; quotas) and beat. Idempotent: reuses what already runs.
+# PostgreSQL, Redis, the dev Slurm cluster, the database, the demo accounts, the
+# Celery workers (runs; quotas; results) and beat. Idempotent: reuses what already runs.
 # Prints the names of the services it started itself, one a line, on fd 3 (if open),
 # so that `make demo` can stop exactly those: each as soon as it is started, so that a
 # Ctrl-C during the start-up still stops it. A service found running is not named, not
@@ -76,6 +76,11 @@ start_bg celery-worker nice -n 10 "$VENV/bin/celery" -A portal worker --loglevel
 # filesystems are mounted: a round waiting on a hung mount holds no submission's slot.
 start_bg celery-quotas nice -n 10 "$VENV/bin/celery" -A portal worker --loglevel INFO \
   --queues quotas --concurrency 1 --hostname quotas@%h && started celery-quotas
+# Jobs' outputs are read on a worker of their own (queue "results"): an output is its
+# job owner's text, and reading one (bounded by the task's time limits) must never
+# hold the workers that submit and follow everyone's runs.
+start_bg celery-results nice -n 10 "$VENV/bin/celery" -A portal worker --loglevel INFO \
+  --queues results --concurrency 1 --hostname results@%h && started celery-results
 # Beat sends one quota collection as it starts (portal/celery.py), so My storage
 # shows usage within seconds, not one QUOTA_INTERVAL_SECONDS later.
 start_bg celery-beat nice -n 10 "$VENV/bin/celery" -A portal beat --loglevel INFO \

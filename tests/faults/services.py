@@ -221,15 +221,26 @@ class Portal:
         )  # fmt: skip
 
     def start(self) -> None:
-        bind = f"127.0.0.1:{self.port}"
-        self._spawn("web", VENV / "gunicorn", "portal.wsgi", "--bind", bind, "--workers", "2")
+        self.start_web()
         self.start_worker()
         schedule = self.workdir / "celerybeat-schedule"
         self._spawn("beat", VENV / "celery", "-A", "portal", "beat", "--schedule", schedule)
+        self.wait_for_web()
+
+    def start_web(self) -> None:
+        bind = f"127.0.0.1:{self.port}"
+        self._spawn("web", VENV / "gunicorn", "portal.wsgi", "--bind", bind, "--workers", "2")
+
+    def wait_for_web(self) -> None:
         wait_until("gunicorn", lambda: httpx.get(f"{self.url}/login/", timeout=2), timeout=30)
 
+    def stop_web(self) -> None:
+        _stop(self.procs["web"])
+
     def start_worker(self) -> None:
-        worker = ["worker", "--queues", "celery", "--concurrency", "2", "--loglevel", "INFO"]
+        # The runs' queue and the results' (a worker of its own in production).
+        queues = "celery,results"
+        worker = ["worker", "--queues", queues, "--concurrency", "2", "--loglevel", "INFO"]
         self._spawn("worker", VENV / "celery", "-A", "portal", *worker)
 
     def kill_worker(self) -> None:

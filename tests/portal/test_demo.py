@@ -51,7 +51,7 @@ CALIBRATION = re.compile(
     r"(?:has measured references|is going) already; nothing started"
 )
 # Services the dev stack runs, that this test expects to find running and to leave so.
-STACK = {"slurmctld", "slurmd", "slurmrestd", "celery-worker", "celery-quotas"}
+STACK = {"slurmctld", "slurmd", "slurmrestd", "celery-worker", "celery-quotas", "celery-results"}
 
 
 def user_environment() -> dict[str, str]:
