@@ -188,6 +188,7 @@ def _export_rows(course: Course) -> list[dict]:
     runs = (
         BenchmarkRun.objects.filter(course=course)
         .select_related("user", "exercise", "target", "result")
+        .defer("job_script", "workload", "raw_output")  # a class's outputs: up to GiBs
         .order_by("user__username", "exercise__order", "target__order", "created_at")
     )
     rows = []

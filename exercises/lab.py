@@ -170,7 +170,7 @@ def my_runs(exercise: Exercise, user: AbstractBaseUser, limit: int = 20) -> list
         # A calibration's runs are the site's (the calibration page follows them).
         BenchmarkRun.objects.filter(exercise=exercise, user=user, calibration=None)
         .select_related("target", "result")
-        .defer("job_script", "workload")  # the panel shows neither
+        .defer("job_script", "workload", "raw_output")  # the panel shows none of them
         .order_by("-created_at")[:limit]
     )
 

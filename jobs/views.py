@@ -13,11 +13,15 @@ from jobs.submission import cancel
 from portal.polling import poll_answer
 
 
-def _get_own_run(request: HttpRequest, key: str) -> BenchmarkRun:
-    """The run, if it is the user's own (staff may act on any); 404 otherwise."""
+def _get_own_run(request: HttpRequest, key: str, *, output: bool = False) -> BenchmarkRun:
+    """The run, if it is the user's own (staff may act on any); 404 otherwise. Its
+    output (up to RESULT_MAX_BYTES) only for the page that shows it: the run page
+    is polled every 2 s while it runs."""
     runs = BenchmarkRun.objects.all()
     if not request.user.is_staff:
         runs = runs.filter(user=request.user)
+    if not output:
+        runs = runs.defer("raw_output")
     return get_object_or_404(runs.select_related("target", "exercise", "result"), key=key)
 
 
@@ -33,7 +37,7 @@ def run_detail(request: HttpRequest, key: str) -> HttpResponse:
 @login_required
 def run_output(request: HttpRequest, key: str) -> HttpResponse:
     """The benchmark's raw output, as the job sent it."""
-    run = _get_own_run(request, key)
+    run = _get_own_run(request, key, output=True)
     if not run.result_received_at:
         raise Http404("This run's output has not arrived (yet).")
     response = HttpResponse(run.raw_output, content_type="text/plain; charset=utf-8")
