@@ -39,8 +39,8 @@ die() { printf '[storagelab] error: %s\n' "$*" >&2; exit 1; }
 # needs it (the Slurm key is read only when a job is submitted).
 check_secret_files() {
   local name path
-  for name in SECRET_KEY_FILE DB_PASSWORD_FILE SLURM_JWT_KEY_FILE SLURM_SERVICE_TOKEN_FILE \
-    OIDC_RP_CLIENT_SECRET_FILE; do
+  for name in SECRET_KEY_FILE DB_PASSWORD_FILE REDIS_PASSWORD_FILE SLURM_JWT_KEY_FILE \
+    SLURM_SERVICE_TOKEN_FILE OIDC_RP_CLIENT_SECRET_FILE; do
     path=${!name:-}
     [ -n "$path" ] || continue
     [ -e "$path" ] || die "$name: $path does not exist (is docker/secrets/ mounted at /run/secrets?)"

@@ -8,6 +8,7 @@ import os
 import re
 from datetime import timedelta
 from pathlib import Path
+from urllib.parse import quote
 
 from django.core.exceptions import ImproperlyConfigured
 
@@ -62,6 +63,14 @@ def envsecret(name: str, default: str = "") -> str:
         except OSError as e:
             raise ImproperlyConfigured(f"{name}_FILE: cannot read {path}: {e.strerror}") from None
     return os.getenv(name, default)
+
+
+def with_password(url: str, password: str) -> str:
+    """A redis:// URL with `password` in it (unless it names one itself)."""
+    scheme, sep, rest = url.partition("://")
+    if not password or not sep or "@" in rest.partition("/")[0]:
+        return url
+    return f"{scheme}://:{quote(password, safe='')}@{rest}"
 
 
 DEBUG = envbool("DEBUG", "false")
@@ -286,8 +295,12 @@ SECURE_HSTS_INCLUDE_SUBDOMAINS = envbool("SECURE_HSTS_INCLUDE_SUBDOMAINS", "fals
 SECURE_HSTS_PRELOAD = envbool("SECURE_HSTS_PRELOAD", "false")
 X_FRAME_OPTIONS = "DENY"  # no page of the portal is meant to be framed
 
-# Redis: the Celery broker and the cache (token cache, API version cache).
-REDIS_URL = os.getenv("REDIS_URL", "redis://127.0.0.1:6379/0")
+# Redis: the Celery broker and the cache (token cache, API version cache). Its
+# password (REDIS_PASSWORD or _FILE) goes into the URL here, never into the site's
+# env file: whoever can write to the broker runs tasks, and Django's Redis cache
+# unpickles what it reads.
+REDIS_PASSWORD = envsecret("REDIS_PASSWORD")
+REDIS_URL = with_password(os.getenv("REDIS_URL", "redis://127.0.0.1:6379/0"), REDIS_PASSWORD)
 CACHES = {
     "default": {
         "BACKEND": "django.core.cache.backends.redis.RedisCache",

@@ -10,6 +10,12 @@ if [ ! -s "$STATE_DIR/secret_key" ]; then
   (umask 077 && head -c 48 /dev/urandom | base64 >"$STATE_DIR/secret_key")
 fi
 export SECRET_KEY_FILE=${SECRET_KEY_FILE:-$STATE_DIR/secret_key}
+# Redis answers only with a password, made once per machine like the key: the broker
+# runs whatever task it is handed, and the cache unpickles what it reads.
+if [ ! -s "$STATE_DIR/redis_password" ]; then
+  (umask 077 && head -c 24 /dev/urandom | base64 | tr -d '/+=' >"$STATE_DIR/redis_password")
+fi
+export REDIS_PASSWORD_FILE=${REDIS_PASSWORD_FILE:-$STATE_DIR/redis_password}
 export DB_NAME=${DB_NAME:-storagelab} DB_USER=${DB_USER:-storagelab}
 export DB_PASSWORD=${DB_PASSWORD:-storagelab} DB_HOST=${DB_HOST:-127.0.0.1} DB_PORT=${DB_PORT:-5432}
 export REDIS_URL=${REDIS_URL:-redis://127.0.0.1:6379/0}

@@ -46,13 +46,25 @@ if [ "$DB_HOST" = 127.0.0.1 ] || [ "$DB_HOST" = localhost ]; then
     as_postgres createdb -O "$DB_USER" "$DB_NAME"
 fi
 
-# --- Redis ----------------------------------------------------------------------
+# --- Redis, with a password ----------------------------------------------------
 redis_port=$(printf '%s' "$REDIS_URL" | sed -n 's|^redis://[^/:]*:\([0-9]*\).*|\1|p')
-if ! redis-cli -p "${redis_port:-6379}" ping 2>/dev/null | grep -q PONG; then
-  redis-server --bind 127.0.0.1 --port "${redis_port:-6379}" --save '' --appendonly no \
-    --daemonize yes --pidfile "$RUN_DIR/redis.pid" --logfile "$LOG_DIR/redis.log" 3>&-
+redis_port=${redis_port:-6379}
+# redis-cli takes the password from the environment: never on a command line.
+redis_ping() { REDISCLI_AUTH=$(cat "$REDIS_PASSWORD_FILE") redis-cli -p "$redis_port" ping 2>/dev/null | grep -q PONG; }
+if redis-cli -p "$redis_port" ping 2>/dev/null | grep -q PONG; then
+  # One that answers anyone: ours from before Redis had a password, started again.
+  alive "$RUN_DIR/redis.pid" ||
+    die "a Redis on port $redis_port answers without a password and was not started here: stop it, or set REDIS_URL to another"
+  say "Redis answers without a password: restarting it with one"
+  stop_pidfile redis "$RUN_DIR/redis.pid"
+fi
+if ! redis_ping; then
+  # Its settings in a file only root reads, the password among them.
+  (umask 077 && printf 'requirepass %s\n' "$(cat "$REDIS_PASSWORD_FILE")" >"$STATE_DIR/redis.conf")
+  redis-server "$STATE_DIR/redis.conf" --bind 127.0.0.1 --port "$redis_port" --save '' \
+    --appendonly no --daemonize yes --pidfile "$RUN_DIR/redis.pid" --logfile "$LOG_DIR/redis.log" 3>&-
   started redis
-  wait_for Redis 10 redis-cli -p "${redis_port:-6379}" ping
+  wait_for Redis 10 redis_ping
   say "started Redis (pid $(cat "$RUN_DIR/redis.pid"))"
 fi
 

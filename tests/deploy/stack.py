@@ -164,6 +164,7 @@ def write_secrets(directory: Path) -> None:
     directory.chmod(0o755)  # the mount point: the portal's user lists it
     (directory / "django_secret_key").write_text(secrets.token_urlsafe(50) + "\n")
     (directory / "db_password").write_text(secrets.token_urlsafe(24) + "\n")
+    (directory / "redis_password").write_text(secrets.token_urlsafe(24) + "\n")
     key = Path(os.getenv("SLURM_JWT_KEY_FILE", "/etc/slurm/jwt_hs256.key"))
     shutil.copyfile(key, directory / "slurm_jwt_key")
     for path in directory.iterdir():

@@ -19,6 +19,7 @@ from contextlib import contextmanager, suppress
 from pathlib import Path
 
 import httpx
+from django.conf import settings
 
 ROOT = Path(__file__).resolve().parents[2]
 VENV = Path(os.sys.executable).parent
@@ -74,18 +75,25 @@ class PrivateRedis:
         return f"redis://127.0.0.1:{self.port}/0"
 
     def start(self) -> None:
-        args = ["--bind", "127.0.0.1", "--port", str(self.port), "--save", ""]
-        args += ["--appendonly", "no", "--dir", str(self.workdir)]
+        # The dev Redis's password (the portal under test reads REDIS_PASSWORD_FILE
+        # from the environment), in a file: never on a command line.
+        config = self.workdir / "redis.conf"
+        config.write_text(
+            f"requirepass {settings.REDIS_PASSWORD}\n" if settings.REDIS_PASSWORD else ""
+        )
+        args = [config, "--bind", "127.0.0.1", "--port", str(self.port), "--save", ""]
+        args += ["--appendonly", "no", "--dir", self.workdir]
         log = (self.workdir / "redis.log").open("a")
         self.proc = subprocess.Popen(
-            ["redis-server", *args], stdout=log, stderr=log, start_new_session=True
+            ["redis-server", *map(str, args)], stdout=log, stderr=log, start_new_session=True
         )
         wait_until("private Redis", self._answers, timeout=10, interval=0.05)
 
     def _answers(self) -> bool:
         with socket.create_connection(("127.0.0.1", self.port), timeout=1) as s:
             s.sendall(b"PING\r\n")
-            return s.recv(16).startswith(b"+PONG")
+            # Up: it answers, if only to say that it wants the password first.
+            return s.recv(16).startswith((b"+PONG", b"-NOAUTH"))
 
     def stop(self) -> None:
         if self.proc:
