@@ -6,6 +6,7 @@ in the job's environment, so the script itself can be shown to the user; the
 script moves it into a private file at once (never onto a command line).
 """
 
+import math
 import shlex
 
 from django.conf import settings
@@ -58,6 +59,7 @@ def render_script(run: BenchmarkRun) -> str:
             "run_dir": shlex.quote(run.run_directory),
             "command": shlex.join(argv),
             "max_bytes": settings.RESULT_MAX_BYTES,
+            "retry_seconds": settings.RESULT_RETRY_SECONDS,
             "result_url": shlex.quote(result_url(run)),
         },
     )
@@ -71,7 +73,9 @@ def job_spec(run: BenchmarkRun, script: str, token: str) -> JobSpec:
         partition=settings.SLURM_PARTITION,
         working_directory=run.target_directory,
         standard_output=f"{run.target_directory}/{run.job_name}-%j.out",
-        time_limit_minutes=run.time_limit_minutes,
+        # The benchmark's time, and the time its result may take to reach a portal
+        # that is away (the script's retries): a limit hit while sending loses it.
+        time_limit_minutes=run.time_limit_minutes + math.ceil(settings.RESULT_RETRY_SECONDS / 60),
         tasks=tasks,
         # No HOME: tools read their settings from there (curl its .curlrc), and the
         # target directory is no place for them.

@@ -374,6 +374,9 @@ if CALIBRATION_PARALLEL < 1:
 PORTAL_CALLBACK_URL = os.getenv("PORTAL_CALLBACK_URL", "http://127.0.0.1:8000")
 RESULT_MAX_BYTES = envint("RESULT_MAX_BYTES", str(4 * 1024 * 1024))
 DATA_UPLOAD_MAX_MEMORY_SIZE = RESULT_MAX_BYTES + 1024
+# How long a job keeps trying to post its output to a portal that does not answer (a
+# restart, a deploy), pausing up to 30 s between tries; its time limit grows by as much.
+RESULT_RETRY_SECONDS = envint("RESULT_RETRY_SECONDS", "600")
 # After Slurm says COMPLETED, how long a missing result is awaited before the run
 # says its result never arrived.
 RESULT_GRACE_SECONDS = envint("RESULT_GRACE_SECONDS", "60")

@@ -42,15 +42,40 @@ cd -- "$run_dir" || exit 1
 echo "Storage Lab: running {{ engine }} in $run_dir on $(hostname)"
 {{ command }} >"$result" 2>&1
 status=$?
+# The output, whole, in the job's output file too, between lines the portal finds
+# again (`manage.py attach_result`) if its post never arrives.
+echo "Storage Lab: the output of {{ engine }} follows (exit status $status)"
 cat -- "$result"
+echo "Storage Lab: end of the output of {{ engine }}"
 
-# Send the output back: retried, capped, accepted once by the portal. -q: no
-# .curlrc of anyone's is read.
-head -c {{ max_bytes }} -- "$result" |
-  curl -q --silent --show-error --fail --retry 5 --retry-delay 1 --retry-all-errors \
-    --max-time 30 -H @"$secret" \
-    -H "X-Benchmark-Exit: $status" -H "Content-Type: text/plain; charset=utf-8" \
-    --data-binary @- {{ result_url }} ||
-  say "could not send the result to the portal"
+# Send the output back, cut to the size the portal accepts, which takes it once.
+# A portal that does not answer (a restart, a deploy, a proxy's blip) is asked again,
+# with pauses growing to 30 s, for {{ retry_seconds }} s; a refusal is final: a wrong
+# secret (403), a run that is gone (404), a post already taken (409). -q: no .curlrc
+# of anyone's is read.
+truncate --size="<{{ max_bytes }}" -- "$result"
+post() {
+  curl -q --silent --show-error --max-time 30 --output /dev/null --write-out '%{http_code}' \
+    -H @"$secret" -H "X-Benchmark-Exit: $status" -H "Content-Type: text/plain; charset=utf-8" \
+    --data-binary @"$result" {{ result_url }}
+}
+give_up=$((SECONDS + {{ retry_seconds }})) pause=1
+while :; do
+  code=$(post) || true
+  case "$code" in
+  2??) break ;;
+  409) say "the portal had this result already"; break ;;
+  4??) [ "$code" = 408 ] || [ "$code" = 429 ] || {
+    say "the portal refused the result (HTTP $code)"
+    break
+  } ;;
+  esac
+  if [ "$SECONDS" -ge "$give_up" ]; then
+    say "could not send the result to the portal for {{ retry_seconds }} s (last answer: ${code:-none}); it is above, in this file"
+    break
+  fi
+  sleep "$pause"
+  pause=$((pause < 16 ? pause * 2 : 30))
+done
 exit $status
 {% endautoescape %}

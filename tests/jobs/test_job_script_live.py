@@ -3,18 +3,22 @@ never shows on a command line, and the run works only in a directory that is the
 user's alone (real jobs on the dev cluster, real Unix accounts)."""
 
 import http.server
+import io
 import shutil
 import subprocess
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from django.core.management import CommandError, call_command
 
 from exercises.models import StorageTarget
 from jobs.models import RunStatus
 from jobs.scripts import job_spec
 from jobs.submission import start_run, submit
+from jobs.sync import sync
 from tests.names import unique_name
 from tests.runs import follow, make_run, small_workload
 
@@ -161,3 +165,35 @@ def test_a_target_under_a_shared_parent_works_when_its_directory_is_the_users_ow
     assert run.status == RunStatus.COMPLETED, run.status_reason
     assert run.result.write_mib_s > 0
     assert not Path(run.run_directory).exists()
+
+
+def test_an_output_the_job_could_not_post_is_attached_from_its_output_file(
+    live_portal, trainee, disk_target, settings
+) -> None:
+    settings.PORTAL_CALLBACK_URL = "http://127.0.0.1:9"  # nobody listens: every post fails
+    settings.RESULT_RETRY_SECONDS = 3
+    run = make_run(trainee, disk_target, time_limit_minutes=2)
+    submit(run.pk)
+    (run,) = wait_for_status(run, RunStatus.COMPLETED)
+    assert run.result_received_at is None
+    out = Path(run.target_directory) / f"{run.job_name}-{run.slurm_job_id}.out"
+    assert "could not send the result to the portal for 3 s" in out.read_text()
+
+    call_command("attach_result", str(run.key), stdout=io.StringIO())
+    (run,) = follow(run)
+
+    assert run.result.write_mib_s > 0 and run.benchmark_exit_code == 0
+    with pytest.raises(CommandError):  # once: a second attach changes nothing
+        call_command("attach_result", str(run.key), stderr=io.StringIO())
+
+
+def wait_for_status(run, status: str, timeout: float = 90) -> list:
+    """Runs the sync cycle until Slurm's word on the run's job is `status`."""
+    deadline = time.monotonic() + timeout
+    while True:
+        sync()
+        run.refresh_from_db()
+        if run.status == status:
+            return [run]
+        assert time.monotonic() < deadline, f"run {run.status}, not {status}: {run.status_reason}"
+        time.sleep(0.3)
