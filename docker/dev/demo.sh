@@ -26,8 +26,16 @@ stop_started() {
   local code=$? services
   # Once begun, the clean-up runs to its end: a second Ctrl-C must not leave half of
   # the services running. Ignored here, INT and TERM are ignored by stop.sh too.
-  trap '' INT TERM HUP
+  trap '' INT TERM HUP PIPE
   trap - EXIT
+  set +e
+  # Nor may its output stop it: in `make demo | tee demo.log`, Ctrl-C ends that tee
+  # too, and a write to its pipe would end this script (SIGPIPE, or an error under
+  # set -e). Its words and stop.sh's go to the log as well, through a tee that goes on
+  # when the pipe is gone (-p); a HUP has sent them there already.
+  if [ -t 1 ] || [ -p /dev/stdout ]; then
+    exec > >(tee -p -a "$LOG_DIR/demo.log") 2>&1
+  fi
   echo
   say "stopping what this run started"
   # Reverse order of start: clients before the servers they use.

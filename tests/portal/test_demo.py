@@ -312,3 +312,41 @@ def test_make_demo_serves_until_ctrl_c_and_stops_only_what_it_started() -> None:
         if "celery-beat" in found and "celery-beat" not in running_services():
             dev_script("docker/dev/up.sh")  # as the test found it
     print(f"make demo: up in {up_after:.1f} s, quotas shown after {collected_after:.1f} s")
+
+
+def test_ctrl_c_on_make_demo_piped_to_tee_still_stops_what_it_started(tmp_path) -> None:
+    """`make demo | tee demo.log`, as people keep a log: Ctrl-C ends tee as well, and
+    the clean-up, whose output has nowhere to go, must still stop what it started."""
+    found = running_services()
+    if "web" in found or "demo" in found:
+        pytest.skip("a `make demo` already runs on this machine: 'make stop' first to test it")
+    log_offset = log_size(LOG_DIR / "demo.log")
+    demo = Terminal("bash", "-c", f"make demo | tee {tmp_path / 'demo.log'}")
+    try:
+        demo.wait_for(UP, timeout=180)
+        started = {int(pid) for pid in STARTED.findall(demo.output)}
+        web = running_services()["web"]
+        assert web in started, demo.output
+
+        demo.ctrl_c()
+        demo.wait(timeout=60)
+
+        deadline = time.monotonic() + 60
+        while (alive(web) or [pid for pid in started if alive(pid)]) and (
+            time.monotonic() < deadline
+        ):
+            time.sleep(0.5)
+        assert not alive(web) and not port_open(), "the web server outlived the clean-up"
+        assert not [pid for pid in started if alive(pid)]
+        assert "web" not in running_services() and "demo" not in running_services()
+        # What the clean-up said went to the log, since the terminal's pipe was gone.
+        assert CLEAN_UP in log_since(LOG_DIR / "demo.log", log_offset)
+    finally:
+        demo.close()
+        dev_script(
+            "-c",
+            '. docker/dev/env.sh && exec "$VENV/bin/python" manage.py calibrate --cancel '
+            "--user instructor",
+        )
+        if "web" in running_services():
+            dev_script("docker/dev/stop.sh", "web")
