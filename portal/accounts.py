@@ -1,15 +1,28 @@
-"""Which Unix accounts the portal may act as when it runs a user's job: a real
-account of the system (as `getent passwd` resolves it, through NSS: LDAP and SSSD
-included), not root, with a UID at or above CLUSTER_UID_MIN. The portal holds the
-cluster's JWT key and could otherwise sign a token for any name, root's included.
+"""Which Unix accounts the portal may act as when it runs a user's job: a person's
+own account of the system (as `getent passwd` resolves it, through NSS: LDAP and
+SSSD included), never a system account. The portal holds the cluster's JWT key and
+could otherwise sign a token for any name, and a token for Slurm's own user
+(SlurmUser) is a token for the whole cluster.
+
+System accounts are refused whatever their UID: root (UID 0 under any name), Slurm's
+own user (SlurmUser in slurm.conf, or SLURM_USER), the portal's service user,
+`nobody` (UID 65534), and every UID outside [CLUSTER_UID_MIN, CLUSTER_UID_MAX]
+(Debian's login.defs gives people 1000-60000; `slurm` is 64030 on Debian).
 
 Checked when an account is linked to a login (the model, so the admin too) and
 again for every request to slurmrestd made as a user (jobs/slurm/client.py)."""
 
 import pwd
+import re
+from functools import cache
+from pathlib import Path
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
+
+NOBODY_UID = 65534
+# "SlurmUser=slurm" in slurm.conf (keys are case-insensitive, comments start with #).
+SLURM_USER_LINE = re.compile(r"^[ \t]*SlurmUser[ \t]*=[ \t]*([A-Za-z0-9_.-]{1,32})", re.I | re.M)
 
 
 def job_account_problem(username: str) -> str | None:
@@ -20,12 +33,39 @@ def job_account_problem(username: str) -> str | None:
         uid = pwd.getpwnam(username).pw_uid
     except KeyError:
         return f"{username} is not an account of this system (getent passwd knows no such user)."
-    if uid < settings.CLUSTER_UID_MIN:
+    if uid == 0:
+        return f"Jobs never run as root ({username} has UID 0)."
+    if username in system_account_names() or uid == NOBODY_UID:
         return (
-            f"{username} is a system account (UID {uid}, below {settings.CLUSTER_UID_MIN}): "
-            "jobs run only as people's own accounts."
+            f"{username} is a system account (Slurm's own, the portal's or nobody): jobs run "
+            "only as people's own accounts."
+        )
+    low, high = settings.CLUSTER_UID_MIN, settings.CLUSTER_UID_MAX
+    if not low <= uid <= high:
+        return (
+            f"{username} is a system account (UID {uid}, outside {low}-{high}): jobs run "
+            "only as people's own accounts."
         )
     return None
+
+
+def system_account_names() -> set[str]:
+    return {"root", "nobody", slurm_user(), settings.SLURM_SERVICE_USER}
+
+
+def slurm_user() -> str:
+    """Slurm's own user: SLURM_USER if the site set it, else slurm.conf's SlurmUser,
+    else "slurm" (Debian's, and Slurm's own default is root, refused anyway)."""
+    return settings.SLURM_USER or _slurm_user_in(settings.SLURM_CONF)
+
+
+@cache
+def _slurm_user_in(path: str) -> str:
+    try:
+        found = SLURM_USER_LINE.search(Path(path).read_text(errors="replace")[:1_000_000])
+    except OSError:
+        found = None
+    return found[1] if found else "slurm"
 
 
 def validate_job_account(username: str) -> None:

@@ -334,8 +334,18 @@ SLURM_SERVICE_USER = os.getenv("SLURM_SERVICE_USER", "slurmrestd")
 SLURM_PARTITION = os.getenv("SLURM_PARTITION", "debug")
 # Slurm 22.05's API does not name the cluster; used when slurmrestd does not say.
 SLURM_CLUSTER_NAME = os.getenv("SLURM_CLUSTER_NAME", "")
-# Jobs run only as accounts with a UID at least this (portal/accounts.py).
+# Jobs run only as people's own accounts (portal/accounts.py): a UID in this range
+# (Debian's login.defs), and never Slurm's own user, read from SLURM_CONF (SlurmUser)
+# unless SLURM_USER names it.
 CLUSTER_UID_MIN = envint("CLUSTER_UID_MIN", "1000")
+CLUSTER_UID_MAX = envint("CLUSTER_UID_MAX", "60000")
+if not 0 < CLUSTER_UID_MIN <= CLUSTER_UID_MAX:
+    raise ImproperlyConfigured(
+        f"CLUSTER_UID_MIN ({CLUSTER_UID_MIN}) must be above 0 and at most CLUSTER_UID_MAX "
+        f"({CLUSTER_UID_MAX})"
+    )
+SLURM_USER = os.getenv("SLURM_USER", "")
+SLURM_CONF = os.getenv("SLURM_CONF", "/etc/slurm/slurm.conf")
 # Submissions per second to slurmrestd, for the whole portal.
 SLURM_SUBMIT_RATE = envint("SLURM_SUBMIT_RATE", "10")
 # A submit attempt holds its run this long; a run seen queued longer is resubmitted.

@@ -16,7 +16,15 @@ from tests.jobs.test_slurm_live import trivial_job
 pytestmark = pytest.mark.django_db
 
 SYSTEM = [p.pw_name for p in pwd.getpwall() if 0 < p.pw_uid < 1000][:1]  # e.g. daemon
-REFUSED = {"root": "root", "system": SYSTEM[0], "unknown": "no-such-user-x7"}
+REFUSED = {
+    "root": "root",
+    "system": SYSTEM[0],
+    "unknown": "no-such-user-x7",
+    # Above the UID floor, yet no person's: Debian's SlurmUser (UID 64030), whose token
+    # is one for the whole cluster, and nobody (65534).
+    "slurm-user": "slurm",
+    "nobody": "nobody",
+}
 
 
 @pytest.mark.parametrize("username", REFUSED.values(), ids=REFUSED.keys())
@@ -32,6 +40,26 @@ def test_the_uid_floor_is_a_setting(make_user, cluster_account, settings) -> Non
     settings.CLUSTER_UID_MIN = pwd.getpwnam(cluster_account).pw_uid + 1
     with pytest.raises(ValidationError, match="system account"):
         account.full_clean()
+
+
+def test_an_account_above_the_uid_ceiling_is_refused(make_user, cluster_account, settings):
+    account = ClusterAccount(user=make_user(), username=cluster_account)
+    settings.CLUSTER_UID_MAX = pwd.getpwnam(cluster_account).pw_uid - 1
+
+    with pytest.raises(ValidationError, match="outside 1000-"):
+        account.full_clean()
+
+
+def test_slurms_own_user_is_read_from_slurm_conf(
+    make_user, cluster_account, settings, tmp_path
+) -> None:
+    """A site whose SlurmUser is an account in the people's range."""
+    conf = tmp_path / "slurm.conf"
+    conf.write_text(f"ClusterName=x\n# SlurmUser=root\nslurmuser = {cluster_account}\n")
+    settings.SLURM_CONF = str(conf)
+
+    with pytest.raises(ValidationError, match="is a system account .Slurm's own"):
+        ClusterAccount(user=make_user(), username=cluster_account).full_clean()
 
 
 def test_the_admin_refuses_root_and_logs_who_linked_an_account(
