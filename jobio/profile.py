@@ -6,7 +6,8 @@ with PyDarshan; call it through jobio.sandbox, never in the web server's process
 libdarshan-util is C and a crafted log could make it loop or allocate without end.
 """
 
-from dataclasses import asdict, dataclass, field
+import math
+from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
@@ -96,11 +97,56 @@ class IOProfile:
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> "IOProfile":
-        data = dict(data)
-        for key in ("write_sizes", "read_sizes"):
-            data[key] = tuple(data[key])
-        data["common_sizes"] = tuple(tuple(pair) for pair in data.get("common_sizes", ()))
-        return cls(**data)
+        """A profile from its JSON, checked: it comes from a child that read a log
+        anyone may have crafted. A count is a whole number from 0 to 2**63, a time a
+        finite number of seconds from 0 (no Infinity or NaN: Darshan records neither,
+        so one means a damaged log); else ValueError (or TypeError, KeyError)."""
+        if not isinstance(data, dict):
+            raise TypeError("the profile is not an object")
+        names = {f.name for f in fields(cls)}
+        if extra := set(data) - names:
+            raise ValueError(f"unknown fields {sorted(extra)[:3]}")
+        checked: dict[str, Any] = {}
+        for name in COUNTS:
+            checked[name] = _count(data[name], name)
+        for name in TIMES:
+            value = data[name]
+            if isinstance(value, bool) or not isinstance(value, int | float):
+                raise TypeError(f"{name} is not a number")
+            if not math.isfinite(value) or value < 0:
+                raise ValueError(f"{name} is {value}")
+            checked[name] = float(value)
+        if not isinstance(data["exe"], str):
+            raise TypeError("exe is not text")
+        checked["exe"] = data["exe"][:500]
+        for name in ("write_sizes", "read_sizes"):
+            sizes = data[name]
+            if not isinstance(sizes, list | tuple) or len(sizes) != len(SIZE_BINS):
+                raise ValueError(f"{name} has not {len(SIZE_BINS)} bins")
+            checked[name] = tuple(_count(n, name) for n in sizes)
+        common = data.get("common_sizes", ())
+        if not isinstance(common, list | tuple) or len(common) > 4:
+            raise ValueError("common_sizes is not up to 4 pairs")
+        checked["common_sizes"] = tuple(
+            (_count(pair[0], "common_sizes"), _count(pair[1], "common_sizes")) for pair in common
+        )
+        return cls(**checked)
+
+
+COUNTS = (
+    "job_id", "uid", "nprocs", "bytes_written", "bytes_read", "writes", "reads",
+    "sequential_requests", "consecutive_requests", "first_requests", "files",
+    "shared_files", "footprint_bytes",
+)  # fmt: skip
+TIMES = ("run_time_s", "meta_time_s", "io_time_s")
+
+
+def _count(value: Any, name: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"{name} is not a whole number")
+    if not 0 <= value < 2**63:
+        raise ValueError(f"{name} is {value}")
+    return value
 
 
 # Names Darshan gives to the standard streams: not files the job chose.

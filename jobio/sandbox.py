@@ -1,80 +1,152 @@
-"""Reads a Darshan log in a child process with a time and a memory limit.
+"""Reads a Darshan log in a child process that holds nothing of the portal's.
 
-libdarshan-util is C: a crafted log (a huge record count, a compressed block that
-inflates without end) could make it loop or eat the machine. So the log is read in a
-fresh Python (`python -m jobio.sandbox FILE`, no Django, no fork of a worker's
-threads) under RLIMIT_AS and RLIMIT_CPU, killed with all it started after
-DARSHAN_PARSE_SECONDS, the same way exercises/quota/collectors.py runs its tools.
-The child answers one line of JSON: the profile, or why the log cannot be read.
+libdarshan-util is C, with known faults on damaged logs (a double free on one cut
+short), and a crafted log could make it loop, eat memory or worse. So a log is read by
+a fresh Python (`python -I -c CHILD`, no Django, no fork of a worker's threads) that:
+- gets the log on its standard input, in an anonymous memory file (memfd): no path,
+  nothing on a disk another user could read;
+- has an empty environment (no secret comes in by it) and no file descriptor but its
+  three standard ones;
+- imports its code, then gives up the worker's identity for DARSHAN_SANDBOX_USER's,
+  the network, programs, and all but a little memory, CPU time, processes and files
+  (jobio/confine.py) before it opens the log;
+- answers one line of JSON on stdout: the profile, or why the log cannot be read. The
+  answer is read up to a bound and checked like any input (IOProfile.from_json).
+It is killed with all it started after DARSHAN_PARSE_SECONDS, and waited for a bounded
+time after that (jobio/children.py).
+
+The worker must be root (or hold CAP_SETUID, CAP_SETGID and, to stop the child, CAP_KILL)
+to start the child as the sandbox user; where it cannot, no log is read and the check
+says so.
 """
 
 import json
 import os
+import pwd
 import resource
 import signal
-import subprocess
 import sys
-from contextlib import suppress
 from pathlib import Path
 
 from django.conf import settings
 
-from jobio.profile import CUT_SHORT, IOProfile, LogUnreadable, read_profile
+from jobio.children import run_child
+from jobio.profile import CUT_SHORT, IOProfile, LogUnreadable
 
 MiB = 2**20
+# The most the child may say: a profile is a few KiB.
+ANSWER_MAX_BYTES = 1 * MiB
+PROJECT_DIR = Path(__file__).resolve().parent.parent
+ENV = {
+    "PATH": "/usr/bin:/bin",
+    "LC_ALL": "C.UTF-8",
+    # One thread each: numpy's BLAS would reserve memory per core at import.
+    "OPENBLAS_NUM_THREADS": "1",
+    "OMP_NUM_THREADS": "1",
+}
+NOT_SET_UP = (
+    "The portal is not set up to read Darshan logs safely ({reason}), so this log was "
+    "not read: ask the administrators (DARSHAN_SANDBOX_USER, README: Check my job)."
+)
+
+
+class SandboxUnavailable(LogUnreadable):
+    """The sandbox cannot be made here: a matter for the administrators."""
 
 
 def parse(path: Path, *, seconds: float, memory_bytes: int, max_bytes: int) -> IOProfile:
-    """The profile of the log at `path`, or LogUnreadable with a one-line reason."""
+    """The profile of the log at `path` (a file the caller may read, e.g. the command's
+    argument), or LogUnreadable with a one-line reason."""
     size = path.stat().st_size
     if size > max_bytes:
         raise LogUnreadable(too_big(size, max_bytes))
-    if size == 0:
+    with path.open("rb") as f:
+        data = f.read(max_bytes + 1)
+    return parse_bytes(data, seconds=seconds, memory_bytes=memory_bytes, max_bytes=max_bytes)
+
+
+def parse_bytes(data: bytes, *, seconds: float, memory_bytes: int, max_bytes: int) -> IOProfile:
+    """The profile of the log `data`, or LogUnreadable with a one-line reason."""
+    if len(data) > max_bytes:
+        raise LogUnreadable(too_big(len(data), max_bytes))
+    if not data:
         raise LogUnreadable("The file is empty: upload the .darshan file of your job.")
-
-    def limits() -> None:  # in the child, before it runs Python
-        resource.setrlimit(resource.RLIMIT_AS, (memory_bytes, memory_bytes))
-        cpu = int(seconds) + 1
-        resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu))
-        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-
-    env = {
-        "PATH": "/usr/bin:/bin",
-        "LC_ALL": "C.UTF-8",
-        # One thread each: numpy's BLAS would reserve memory per core at import.
-        "OPENBLAS_NUM_THREADS": "1",
-        "OMP_NUM_THREADS": "1",
-    }
-    child = subprocess.Popen(  # noqa: S603 -- our own interpreter and module, a path argument
-        [sys.executable, "-I", "-c", CHILD, str(path.resolve())],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        cwd=str(Path(__file__).resolve().parent.parent),
-        env=env,
-        preexec_fn=limits,  # noqa: PLW1509 -- the child is a fresh interpreter, not a fork's threads
-        start_new_session=True,
-    )
-    try:
-        stdout, stderr = child.communicate(timeout=seconds)
-    except subprocess.TimeoutExpired:
-        with suppress(ProcessLookupError):
-            os.killpg(child.pid, signal.SIGKILL)
-        child.communicate()
-        raise LogUnreadable(
-            f"Reading this log took longer than {seconds:g} s, so it was stopped: a real "
-            "log of one job reads in a second. Is it damaged?"
-        ) from None
-    return answer(child.returncode, stdout, stderr, memory_bytes)
+    code, stdout, stderr = run_confined(CHILD, data, seconds=seconds, memory_bytes=memory_bytes)
+    return answer(code, stdout, stderr, memory_bytes)
 
 
 def parse_with_site_limits(path: Path) -> IOProfile:
     """`parse` within the limits the site set (DARSHAN_*)."""
-    return parse(
-        path,
-        seconds=settings.DARSHAN_PARSE_SECONDS,
-        memory_bytes=settings.DARSHAN_PARSE_MEMORY_MB * MiB,
-        max_bytes=settings.DARSHAN_MAX_BYTES,
-    )
+    return parse(path, **site_limits())
+
+
+def parse_bytes_with_site_limits(data: bytes) -> IOProfile:
+    return parse_bytes(data, **site_limits())
+
+
+def site_limits() -> dict[str, float | int]:
+    return {
+        "seconds": settings.DARSHAN_PARSE_SECONDS,
+        "memory_bytes": settings.DARSHAN_PARSE_MEMORY_MB * MiB,
+        "max_bytes": settings.DARSHAN_MAX_BYTES,
+    }
+
+
+def sandbox_ids() -> tuple[int, int]:
+    """DARSHAN_SANDBOX_USER's UID and GID: a name the system knows, or "UID:GID"."""
+    name = settings.DARSHAN_SANDBOX_USER
+    uid_text, colon, gid_text = name.partition(":")
+    if colon and uid_text.isdigit() and gid_text.isdigit():
+        ids = int(uid_text), int(gid_text)
+    else:
+        try:
+            entry = pwd.getpwnam(name)
+        except KeyError:
+            reason = f"there is no sandbox user {name!r} on this host"
+            raise SandboxUnavailable(NOT_SET_UP.format(reason=reason)) from None
+        ids = entry.pw_uid, entry.pw_gid
+    if 0 in ids:
+        reason = "the sandbox user must not be root"
+        raise SandboxUnavailable(NOT_SET_UP.format(reason=reason))
+    return ids
+
+
+def run_confined(
+    program: str, data: bytes, *, seconds: float, memory_bytes: int
+) -> tuple[int, bytes, bytes]:
+    """Runs `program` (Python source that calls `confine(**LIMITS)` once it has
+    imported what it needs, then reads `data` from /proc/self/fd/0) as the sandbox
+    user, for at most `seconds`. Returns its exit status, stdout and stderr (each up
+    to ANSWER_MAX_BYTES); a child over its time is killed, and LogUnreadable says so."""
+    uid, gid = sandbox_ids()
+    limits = {"uid": uid, "gid": gid, "memory_bytes": memory_bytes, "cpu_seconds": int(seconds) + 1}
+    log = os.memfd_create("darshan-log")
+    try:
+        os.write(log, data)  # memfd writes are whole: it is memory
+        os.lseek(log, 0, os.SEEK_SET)
+        return run_child(
+            [sys.executable, "-I", "-c", PROLOGUE + program, json.dumps(limits)],
+            seconds=seconds,
+            output_max=ANSWER_MAX_BYTES,
+            cwd=PROJECT_DIR,
+            env=ENV,
+            stdin=log,
+            # Its memory is bounded from the start, its imports too (confine() sets the
+            # same limit again, with the rest).
+            preexec_fn=lambda: _limit_memory(memory_bytes),
+        )
+    except TimeoutError:
+        raise LogUnreadable(
+            f"Reading this log took longer than {seconds:g} s, so it was stopped: a real "
+            "log of one job reads in a second. Is it damaged?"
+        ) from None
+    finally:
+        os.close(log)
+
+
+def _limit_memory(memory_bytes: int) -> None:
+    resource.setrlimit(resource.RLIMIT_AS, (memory_bytes, memory_bytes))
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
 
 
 def too_big(size: int, max_bytes: int) -> str:
@@ -88,18 +160,23 @@ def too_big(size: int, max_bytes: int) -> str:
 def answer(returncode: int, stdout: bytes, stderr: bytes, memory_bytes: int) -> IOProfile:
     try:
         reply = json.loads(stdout.decode().strip().splitlines()[-1])
-    except (ValueError, IndexError):
+    except (ValueError, IndexError, RecursionError):
         reply = None
     if returncode == 0 and isinstance(reply, dict):
+        if "sandbox" in reply:
+            raise SandboxUnavailable(NOT_SET_UP.format(reason=str(reply["sandbox"])[:200]))
         if "error" in reply:
-            raise LogUnreadable(str(reply["error"]))
+            raise LogUnreadable(str(reply["error"])[:500])
         if "start" in reply:
             raise LogUnreadable(
                 f"The log reader could not start within its {memory_bytes / MiB:,.0f} MiB of "
                 "memory (DARSHAN_PARSE_MEMORY_MB): ask the administrators to raise it."
             )
         if "profile" in reply:
-            return IOProfile.from_json(reply["profile"])
+            try:
+                return IOProfile.from_json(reply["profile"])
+            except (TypeError, ValueError, KeyError) as e:
+                raise LogUnreadable(f"{DAMAGED} ({str(e)[:120]})") from None
     if (isinstance(reply, dict) and "memory" in reply) or b"MemoryError" in stderr:
         raise LogUnreadable(
             f"Reading this log needed more than {memory_bytes / MiB:,.0f} MiB of memory, so "
@@ -111,11 +188,20 @@ def answer(returncode: int, stdout: bytes, stderr: bytes, memory_bytes: int) -> 
     raise LogUnreadable(f"{CUT_SHORT} (The reader stopped with status {returncode}.)")
 
 
-# The child's program: jobio.profile only (no Django), one line of JSON out.
-CHILD = """
+DAMAGED = "This Darshan log holds figures no job can have: it is damaged"
+
+# Every child starts so: the project's modules importable, then the program's own
+# imports, then confine() with the limits the parent passed.
+PROLOGUE = """
 import json, sys
-from pathlib import Path
 sys.path.insert(0, ".")
+from jobio.confine import ConfineError, confine
+LIMITS = json.loads(sys.argv[1])
+"""
+
+# The reader: the profile of the log on stdin, as one line of JSON.
+CHILD = """
+from pathlib import Path
 try:
     from jobio.profile import LogUnreadable, read_profile
     import darshan.backend.cffi_backend
@@ -123,7 +209,12 @@ except (ImportError, MemoryError, OSError) as e:
     print(json.dumps({"start": type(e).__name__}))
     sys.exit(0)
 try:
-    reply = {"profile": read_profile(Path(sys.argv[1])).to_json()}
+    confine(**LIMITS)
+except (ConfineError, OSError) as e:
+    print(json.dumps({"sandbox": str(e)}))
+    sys.exit(0)
+try:
+    reply = {"profile": read_profile(Path("/proc/self/fd/0")).to_json()}
 except LogUnreadable as e:
     reply = {"error": str(e)}
 except MemoryError:
@@ -131,4 +222,4 @@ except MemoryError:
 print(json.dumps(reply))
 """
 
-__all__ = ["LogUnreadable", "parse", "read_profile"]
+__all__ = ["LogUnreadable", "SandboxUnavailable", "parse", "parse_bytes"]

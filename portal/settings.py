@@ -407,6 +407,18 @@ DARSHAN_PARSE_SECONDS = envint("DARSHAN_PARSE_SECONDS", "20")
 DARSHAN_PARSE_MEMORY_MB = envint("DARSHAN_PARSE_MEMORY_MB", "768")
 DARSHAN_LOG_DIR = os.getenv("DARSHAN_LOG_DIR", "")
 DARSHAN_LOG_DAYS = envint("DARSHAN_LOG_DAYS", "14")
+# The reader of each log runs as this user, who must own nothing of the portal's (a
+# name, or "UID:GID" where the containers do not know it): jobio/sandbox.py.
+DARSHAN_SANDBOX_USER = os.getenv("DARSHAN_SANDBOX_USER", "storagelab-sandbox")
+# Checks go to a queue of their own, taken by a worker of its own (up.sh: `--queues
+# darshan`): at most DARSHAN_CHECKS_GOING per user at once, DARSHAN_CHECKS_PER_HOUR
+# started per user, DARSHAN_USER_MAX_BYTES of logs per user waiting to be read.
+DARSHAN_QUEUE = "darshan"
+DARSHAN_CHECKS_GOING = envint("DARSHAN_CHECKS_GOING", "2")
+DARSHAN_CHECKS_PER_HOUR = envint("DARSHAN_CHECKS_PER_HOUR", "30")
+DARSHAN_USER_MAX_BYTES = envint("DARSHAN_USER_MAX_BYTES", str(128 * 2**20))
+# How long finding a job's log in DARSHAN_LOG_DIR may take (a hung mount).
+DARSHAN_LOOKUP_SECONDS = envint("DARSHAN_LOOKUP_SECONDS", "10")
 
 # Quota collection (exercises/quota/): how often, how long one tool may take, where the
 # tools are looked for, the most files the local collector counts in one user's directory,
@@ -432,6 +444,8 @@ RESULTS_QUEUE = "results"
 CELERY_TASK_ROUTES = {
     "exercises.tasks.collect_quotas": {"queue": QUOTA_QUEUE},
     "jobs.tasks.ingest_result": {"queue": RESULTS_QUEUE},
+    "jobio.tasks.read_check": {"queue": DARSHAN_QUEUE},
+    "jobio.tasks.end_lost_checks": {"queue": DARSHAN_QUEUE},
 }
 CELERY_BEAT_SCHEDULE = {
     "sync-runs": {"task": "jobs.tasks.sync_runs", "schedule": SYNC_INTERVAL_SECONDS},
@@ -444,6 +458,8 @@ CELERY_BEAT_SCHEDULE = {
         "task": "exercises.tasks.collect_quotas",
         "schedule": QUOTA_INTERVAL_SECONDS,
     },
+    # Ends Darshan checks whose reader was lost (a worker killed, a restart).
+    "end-lost-checks": {"task": "jobio.tasks.end_lost_checks", "schedule": 60},
 }
 
 LOGGING = {

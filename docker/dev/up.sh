@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Brings up everything but the web server: system packages, the Python venv,
 # PostgreSQL, Redis, the dev Slurm cluster, the database, the demo accounts, the
-# Celery workers (runs; quotas; results) and beat. Idempotent: reuses what already runs.
+# Celery workers (runs; quotas; results; Darshan logs) and beat. Idempotent: reuses what already runs.
 # Prints the names of the services it started itself, one a line, on fd 3 (if open),
 # so that `make demo` can stop exactly those: each as soon as it is started, so that a
 # Ctrl-C during the start-up still stops it. A service found running is not named, not
@@ -79,6 +79,13 @@ cd "$STORAGELAB_ROOT"
 "$VENV/bin/python" manage.py load_site_profile "${SITE_PROFILE:-dev}"
 "$VENV/bin/python" manage.py create_demo_accounts
 
+# --- the Darshan log reader's user ------------------------------------------------
+# Each uploaded log is read by a child that drops to this user, who owns nothing of the
+# portal's (jobio/sandbox.py; DARSHAN_SANDBOX_USER).
+id -u storagelab-sandbox >/dev/null 2>&1 ||
+  useradd --system --user-group --no-create-home --home-dir /nonexistent \
+    --shell /usr/sbin/nologin storagelab-sandbox
+
 # --- Celery workers and beat ----------------------------------------------------
 # Below the web server's priority: when a class clicks at once, pages answer first
 # and the submissions (rate-limited anyway) take the CPU that is left.
@@ -93,6 +100,10 @@ start_bg celery-quotas nice -n 10 "$VENV/bin/celery" -A portal worker --loglevel
 # hold the workers that submit and follow everyone's runs.
 start_bg celery-results nice -n 10 "$VENV/bin/celery" -A portal worker --loglevel INFO \
   --queues results --concurrency 1 --hostname results@%h && started celery-results
+# Darshan logs users send are read on a worker of their own too (queue "darshan"), as
+# root: each log's reader drops to the sandbox user.
+start_bg celery-darshan nice -n 10 "$VENV/bin/celery" -A portal worker --loglevel INFO \
+  --queues darshan --concurrency 2 --hostname darshan@%h && started celery-darshan
 # Beat sends one quota collection as it starts (portal/celery.py), so My storage
 # shows usage within seconds, not one QUOTA_INTERVAL_SECONDS later.
 start_bg celery-beat nice -n 10 "$VENV/bin/celery" -A portal beat --loglevel INFO \

@@ -51,7 +51,10 @@ CALIBRATION = re.compile(
     r"(?:has measured references|is going) already; nothing started"
 )
 # Services the dev stack runs, that this test expects to find running and to leave so.
-STACK = {"slurmctld", "slurmd", "slurmrestd", "celery-worker", "celery-quotas", "celery-results"}
+STACK = {
+    "slurmctld", "slurmd", "slurmrestd", "celery-worker", "celery-quotas", "celery-results",
+    "celery-darshan",
+}  # fmt: skip
 
 
 def user_environment() -> dict[str, str]:

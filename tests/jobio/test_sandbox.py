@@ -1,0 +1,130 @@
+"""The child that reads a Darshan log holds nothing of the portal's: run as the sandbox
+user, it cannot read the cluster's JWT key or the worker's environment, open a socket
+or start a program; what it answers is read up to a bound and checked; and a log whose
+figures cannot be (Infinity, NaN) is a damaged log, said so."""
+
+import json
+import os
+import pwd
+import time
+
+import pytest
+
+from jobio.profile import IOProfile, LogUnreadable
+from jobio.sandbox import (
+    ANSWER_MAX_BYTES,
+    SandboxUnavailable,
+    answer,
+    parse_bytes,
+    run_confined,
+)
+from tests.jobio.logs import log
+
+LIMITS = {"seconds": 20, "memory_bytes": 768 * 2**20}
+
+# What a crafted log could make the reader try, once confined as the reader is.
+PROBE = """
+import os, socket, subprocess
+confine(**LIMITS)
+tried = {"uid": os.getuid(), "groups": os.getgroups()}
+attempts = {
+    "jwt_key": lambda: open(KEY).read(),
+    "worker_environment": lambda: open(f"/proc/{os.getppid()}/environ").read(),
+    "tcp_socket": lambda: socket.socket(socket.AF_INET).connect(("127.0.0.1", 5432)),
+    "unix_socket": lambda: socket.socket(socket.AF_UNIX),
+    "program": lambda: subprocess.run(["/bin/sh", "-c", "id"]),
+    "become_root": lambda: os.setuid(0),
+    "log_on_stdin": lambda: open("/proc/self/fd/0", "rb").read().decode(),
+}
+for name, attempt in attempts.items():
+    try:
+        tried[name] = ["done", repr(attempt())[:60]]
+    except OSError as e:
+        tried[name] = ["refused", e.errno]
+print(json.dumps(tried))
+"""
+
+
+def probe(data: bytes = b"a log") -> dict:
+    key = os.environ.get("SLURM_JWT_KEY_FILE", "/etc/slurm/jwt_hs256.key")
+    code, stdout, stderr = run_confined(f"KEY = {key!r}\n" + PROBE, data, **LIMITS)
+    assert code == 0, stderr.decode()[-2000:]
+    return json.loads(stdout)
+
+
+def test_the_reader_cannot_read_the_jwt_key_nor_open_a_socket(settings) -> None:
+    assert os.path.exists(settings.SLURM_JWT_KEY_FILE)  # the worker's to read
+
+    tried = probe()
+
+    sandbox = pwd.getpwnam(settings.DARSHAN_SANDBOX_USER)
+    assert tried["uid"] == sandbox.pw_uid != os.getuid()
+    assert tried["groups"] == []
+    for name in ("jwt_key", "worker_environment", "tcp_socket", "unix_socket", "program"):
+        assert tried[name][0] == "refused", (name, tried[name])
+    assert tried["become_root"][0] == "refused"
+    assert tried["log_on_stdin"] == ["done", "'a log'"]  # and nothing else
+
+
+def test_a_log_is_still_read_in_the_sandbox() -> None:
+    io = parse_bytes(log("random-4k").read_bytes(), max_bytes=2**26, **LIMITS)
+    assert io.writes == 16384
+
+
+def test_without_a_sandbox_user_no_log_is_read(settings) -> None:
+    settings.DARSHAN_SANDBOX_USER = "no-such-sandbox-user"
+    with pytest.raises(SandboxUnavailable, match="not set up to read Darshan logs safely"):
+        parse_bytes(log("random-4k").read_bytes(), max_bytes=2**26, **LIMITS)
+
+
+def test_root_is_no_sandbox_user(settings) -> None:
+    settings.DARSHAN_SANDBOX_USER = "0:0"
+    with pytest.raises(SandboxUnavailable, match="must not be root"):
+        parse_bytes(b"x", max_bytes=2**26, **LIMITS)
+
+
+def test_a_reader_that_talks_without_end_is_heard_up_to_a_bound() -> None:
+    talk = "confine(**LIMITS)\nimport sys\nsys.stdout.write('x' * (64 * 2**20))\n"
+    code, stdout, _ = run_confined(talk, b"", **LIMITS)
+    assert code == 0 and len(stdout) == ANSWER_MAX_BYTES
+
+
+def test_a_reader_that_hangs_is_killed_within_its_time() -> None:
+    began = time.monotonic()
+    with pytest.raises(LogUnreadable, match="longer than 1 s"):
+        run_confined("confine(**LIMITS)\nimport time\ntime.sleep(60)\n", b"", seconds=1,
+                     memory_bytes=LIMITS["memory_bytes"])  # fmt: skip
+    assert time.monotonic() - began < 10
+
+
+def profile_json(**changes) -> str:
+    """A profile as the reader answers it, with `changes` (JSON text, as sent)."""
+    good = IOProfile(
+        job_id=1, uid=1000, nprocs=1, run_time_s=1.0, exe="app", bytes_written=4096,
+        bytes_read=0, writes=1, reads=0, write_sizes=(0,) * 10, read_sizes=(0,) * 10,
+        sequential_requests=0, consecutive_requests=0, first_requests=1, files=1,
+        shared_files=0, footprint_bytes=4096, meta_time_s=0.1, io_time_s=0.2,
+    ).to_json()  # fmt: skip
+    text = json.dumps({"profile": good})
+    for name, value in changes.items():
+        text = text.replace(f'"{name}": {json.dumps(good[name])}', f'"{name}": {value}')
+    return text
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        {"meta_time_s": "Infinity"},
+        {"io_time_s": "NaN"},
+        {"run_time_s": "-1.0"},
+        {"writes": "1e400"},
+        {"bytes_written": str(2**64)},
+        {"files": '"many"'},
+    ],
+    ids=["infinite-time", "nan-time", "negative-time", "infinite-count", "huge", "text"],
+)
+def test_figures_no_job_can_have_are_a_damaged_log(change) -> None:
+    assert IOProfile.from_json(json.loads(profile_json())["profile"])  # the good one reads
+
+    with pytest.raises(LogUnreadable, match="figures no job can have: it is damaged"):
+        answer(0, profile_json(**change).encode(), b"", 2**28)
