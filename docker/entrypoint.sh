@@ -13,11 +13,14 @@
 #   results     Celery worker that reads the outputs jobs post (queue "results",
 #               concurrency 1): what a job posts is its owner's text, read within the
 #               task's time limits, never on the workers that submit runs
+#   darshan     Celery worker that reads the Darshan logs users send (queue "darshan",
+#               concurrency 2). It runs as root with a few capabilities (compose.yaml)
+#               to start each log's reader as DARSHAN_SANDBOX_USER, which keeps none
 #   beat        Celery beat (the sync every SYNC_INTERVAL_SECONDS, quota rounds); its
 #               schedule file lives in /var/lib/storagelab (a volume). One beat only.
 #   manage ...  python manage.py ..., e.g. `manage load_site_profile NAME`,
 #               `manage createsuperuser`, `manage check --deploy`
-#   healthcheck [web|worker|quotas|results]   the containers' health checks
+#   healthcheck [web|worker|quotas|results|darshan]   the containers' health checks
 #   anything else is run as a command (bash, for a look around)
 #
 # Every setting comes from the environment (docker/site.env, the README's table).
@@ -79,11 +82,11 @@ except Exception as e:  # 503 "failing", refused, timed out
     sys.exit(1)
 PY
     ;;
-  worker | quotas | results)
+  worker | quotas | results | darshan)
     # The worker answers a ping through the broker.
     exec celery -A portal inspect ping --timeout 10 --destination "$1@$HOSTNAME" >/dev/null
     ;;
-  *) die "healthcheck: web, worker, quotas or results, not '$1'" ;;
+  *) die "healthcheck: web, worker, quotas, results or darshan, not '$1'" ;;
   esac
 }
 
@@ -115,6 +118,11 @@ results)
   check_secret_files
   exec celery -A portal worker --loglevel "${LOG_LEVEL:-INFO}" --queues results \
     --concurrency 1 --hostname "results@$HOSTNAME" "$@"
+  ;;
+darshan)
+  check_secret_files
+  exec celery -A portal worker --loglevel "${LOG_LEVEL:-INFO}" --queues darshan \
+    --concurrency 2 --hostname "darshan@$HOSTNAME" "$@"
   ;;
 beat)
   check_secret_files

@@ -1,8 +1,12 @@
 """Checks of a user's job: started from an upload or from the site's Darshan log
-directory, read by the task, seen by their owner (and staff) only.
+directory, read by the task on a queue of its own (jobio/tasks.py), seen by their
+owner (and staff) only.
 
-A log that cannot be read leaves nothing behind: its check is deleted and only the
-reason is kept, in the cache for an hour, for its owner's page to show.
+What one user may have at once (checked in one transaction holding their user row):
+DARSHAN_CHECKS_GOING checks not read yet, DARSHAN_USER_MAX_BYTES of uploaded logs
+waiting, DARSHAN_CHECKS_PER_HOUR started in an hour. A log that cannot be read leaves
+nothing behind: its check is deleted and only the reason is kept, in the cache for an
+hour, for its owner's page to show.
 """
 
 import logging
@@ -10,12 +14,14 @@ import pwd
 import re
 from dataclasses import dataclass
 from datetime import timedelta
-from pathlib import Path
 
 from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.cache import cache
 from django.db import transaction
+from django.db.models import Sum
+from django.db.models.functions import Length
 from django.http import Http404
 from django.utils import timezone
 
@@ -25,6 +31,10 @@ from jobio.sandbox import too_big
 log = logging.getLogger(__name__)
 
 FAILURE_SECONDS = 3600
+# Beyond the reader's and the lookup's own limits: a task that ran longer was lost.
+TIME_MARGIN_SECONDS = 30
+# A check not begun this long after it was started lost its task in the queue.
+QUEUE_WAIT_SECONDS = 3600
 
 
 class CheckRefused(Exception):
@@ -38,26 +48,32 @@ class Failure:
     reason: str
 
 
+def task_seconds() -> int:
+    """The most one read may take: its lookup, its reader, and a margin."""
+    return settings.DARSHAN_LOOKUP_SECONDS + settings.DARSHAN_PARSE_SECONDS + TIME_MARGIN_SECONDS
+
+
 # --- starting a check -----------------------------------------------------------
 
 
 def from_upload(user: AbstractBaseUser, data: bytes, name: str) -> JobCheck:
     if len(data) > settings.DARSHAN_MAX_BYTES:
         raise CheckRefused(too_big(len(data), settings.DARSHAN_MAX_BYTES))
-    return _start(user, CheckSource.UPLOAD, f"Upload: {_printable(name)}", data, None)
+    return _start(user, source=CheckSource.UPLOAD, label=f"Upload: {_printable(name)}", log=data)
 
 
 def from_log_dir(user: AbstractBaseUser, job_id: int) -> JobCheck:
-    """The log of Slurm job `job_id` in DARSHAN_LOG_DIR, if the user's cluster account
-    ran it: its UID is checked once the log is read (the file name is not proof)."""
+    """A check of Slurm job `job_id`, whose log the task looks for in DARSHAN_LOG_DIR
+    (jobio/logdir.py): only one owned by the user's cluster account, and the UID in
+    the log must be that account's too (a file's name proves nothing)."""
     uid = own_uid(user)
-    path = find_log(job_id)
-    size = path.stat().st_size
-    if size > settings.DARSHAN_MAX_BYTES:
-        raise CheckRefused(too_big(size, settings.DARSHAN_MAX_BYTES))
-    with path.open("rb") as f:
-        data = f.read(settings.DARSHAN_MAX_BYTES + 1)
-    return _start(user, CheckSource.LOG_DIR, f"Slurm job {job_id}", data, uid)
+    return _start(
+        user,
+        source=CheckSource.LOG_DIR,
+        label=f"Slurm job {int(job_id)}",
+        job_id=int(job_id),
+        expected_uid=uid,
+    )
 
 
 def own_uid(user: AbstractBaseUser) -> int:
@@ -77,26 +93,6 @@ def own_uid(user: AbstractBaseUser) -> int:
         ) from None
 
 
-def find_log(job_id: int) -> Path:
-    """The log darshan-runtime wrote for `job_id` in the last DARSHAN_LOG_DAYS days
-    (LOG_DIR/YEAR/MONTH/DAY/<user>_<exe>_id<job>[-_]…darshan). The job id is an int:
-    nothing from the user reaches the glob but digits."""
-    root = Path(settings.DARSHAN_LOG_DIR)
-    today = timezone.localdate()
-    for back in range(max(settings.DARSHAN_LOG_DAYS, 1)):
-        day = today - timedelta(days=back)
-        folder = root / str(day.year) / str(day.month) / str(day.day)
-        for pattern in (f"*_id{int(job_id)}-*.darshan", f"*_id{int(job_id)}_*.darshan"):
-            found = sorted(folder.glob(pattern))
-            if found:
-                return found[0]
-    raise CheckRefused(
-        f"No Darshan log of job {job_id} from the last {settings.DARSHAN_LOG_DAYS} days: "
-        "check the job id (sacct lists your jobs), or upload its .darshan file. Jobs that "
-        "did no file I/O, or ran without Darshan, leave no log."
-    )
-
-
 def _printable(name: str) -> str:
     """The uploaded file's name, only to tell checks apart: letters, digits and a few
     signs, at most 80 characters. Never a path."""
@@ -104,28 +100,37 @@ def _printable(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9._+-]", "_", base)[:80] or "log"
 
 
-def _start(
-    user: AbstractBaseUser, source: str, label: str, data: bytes, uid: int | None
-) -> JobCheck:
-    from jobio.tasks import read_check  # noqa: PLC0415 -- the task module imports this one
-
+def _start(user: AbstractBaseUser, **fields: object) -> JobCheck:
+    """Saves the check within the user's limits (CheckRefused beyond them). The caller
+    has it read once committed (jobio/tasks.py: read_once_committed)."""
     with transaction.atomic():
-        check = JobCheck.objects.create(
-            user=user, source=source, label=label, log=data, expected_uid=uid
-        )
-        transaction.on_commit(lambda: _enqueue(read_check, check))
-    return check
+        get_user_model().objects.select_for_update().filter(pk=user.pk).first()
+        waiting = JobCheck.objects.filter(user=user, profile__isnull=True)
+        if waiting.count() >= settings.DARSHAN_CHECKS_GOING:
+            raise CheckRefused(
+                f"{settings.DARSHAN_CHECKS_GOING} of your checks are being read: start the "
+                "next one once they are done."
+            )
+        size = len(fields.get("log") or b"")
+        held = waiting.aggregate(bytes=Sum(Length("log")))["bytes"] or 0
+        if held + size > settings.DARSHAN_USER_MAX_BYTES:
+            raise CheckRefused(
+                "Your logs waiting to be read would be more than "
+                f"{settings.DARSHAN_USER_MAX_BYTES / 2**20:,.0f} MiB: start this one once "
+                "they are done."
+            )
+        _count_start(user)
+        return JobCheck.objects.create(user=user, **fields)
 
 
-def _enqueue(task, check: JobCheck) -> None:
-    try:
-        task.delay(str(check.pk))
-    except Exception:
-        log.exception("check %s: the task queue did not take it", check.pk)
-        fail(
-            check,
-            "The portal's task queue is not answering, so the log was not read: try "
-            "again in a minute.",
+def _count_start(user: AbstractBaseUser) -> None:
+    """One more start in this hour for `user`, or CheckRefused past the hourly limit."""
+    key = f"jobio:starts:{user.pk}:{int(timezone.now().timestamp()) // 3600}"
+    cache.add(key, 0, timeout=3600)
+    if cache.incr(key) > settings.DARSHAN_CHECKS_PER_HOUR:
+        raise CheckRefused(
+            f"You started {settings.DARSHAN_CHECKS_PER_HOUR} checks in this hour, as many as "
+            "one person may: start the next one in the next hour."
         )
 
 
@@ -142,6 +147,33 @@ def fail(check: JobCheck, reason: str) -> None:
     JobCheck.objects.filter(pk=check.pk).delete()
 
 
+def end_lost() -> int:
+    """Ends the checks whose reader was lost (a worker killed, a restart) or that
+    waited in the queue too long: their owner's page says so, instead of reading
+    without end. Returns how many."""
+    now = timezone.now()
+    lost = JobCheck.objects.filter(
+        profile__isnull=True,
+        read_started_at__lt=now - timedelta(seconds=task_seconds()),
+    )
+    stuck = JobCheck.objects.filter(
+        profile__isnull=True,
+        read_started_at__isnull=True,
+        created_at__lt=now - timedelta(seconds=QUEUE_WAIT_SECONDS),
+    )
+    ended = 0
+    for checks, reason in (
+        (lost, "The portal lost the reader of this log (it may have restarted): start the "
+               "check again."),
+        (stuck, "This log waited an hour without being read (the portal's queue lost it): "
+                "start the check again."),
+    ):  # fmt: skip
+        for check in checks.defer("log"):
+            fail(check, reason)
+            ended += 1
+    return ended
+
+
 def _failure_key(check_id: object) -> str:
     return f"jobio:failed:{check_id}"
 
@@ -151,8 +183,9 @@ def _failure_key(check_id: object) -> str:
 
 def visible_check(user: AbstractBaseUser, check_id: object) -> JobCheck | Failure:
     """The check (or what is left of a failed one) if `user` owns it or is staff;
-    404 otherwise, the same whether it exists or not."""
-    check = JobCheck.objects.filter(pk=check_id).first()
+    404 otherwise, the same whether it exists or not. Its page polls this every
+    second: never with the log's bytes."""
+    check = JobCheck.objects.filter(pk=check_id).defer("log").first()
     if check is not None:
         if check.user_id == user.pk or user.is_staff:
             return check

@@ -11,9 +11,10 @@ class CheckSource(models.TextChoices):
 
 
 class JobCheck(models.Model):
-    """A user's job, checked from its Darshan log. The log's bytes wait here for the
+    """A user's job, checked from its Darshan log. An upload's bytes wait here for the
     task that reads them (jobio/tasks.py), which keeps only the profile and drops the
-    bytes; a log that cannot be read leaves no check behind (jobio/checks.py: fail)."""
+    bytes; a log in the site's directory is looked for by that task. A log that cannot
+    be read leaves no check behind (jobio/checks.py: fail)."""
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     user = models.ForeignKey(
@@ -23,9 +24,15 @@ class JobCheck(models.Model):
     source = models.CharField(max_length=8, choices=CheckSource.choices)
     # Shown to its owner only, escaped; never used as a path.
     label = models.CharField(max_length=120)
-    # LOG_DIR: the UID the log must have been written by (the user's cluster account).
+    # LOG_DIR: the Slurm job whose log the worker looks for, and the UID that log must
+    # be owned and written by (the user's cluster account).
+    job_id = models.PositiveBigIntegerField(null=True, blank=True)
     expected_uid = models.PositiveIntegerField(null=True, blank=True)
+    # An upload's bytes, until they are read.
     log = models.BinaryField(null=True, blank=True, editable=False)
+    # When the task began reading (a check begun long ago and still unread lost its
+    # reader: jobio/checks.py, end_lost).
+    read_started_at = models.DateTimeField(null=True, blank=True)
     profile = models.JSONField(null=True, blank=True)
 
     class Meta:

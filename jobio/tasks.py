@@ -1,42 +1,90 @@
-"""The task that reads a check's log: thin, the work is in jobio/sandbox.py."""
+"""The tasks that read checks' logs, on the `darshan` queue and its worker (settings:
+CELERY_TASK_ROUTES): thin, the work is in jobio/logdir.py (finding a job's log) and
+jobio/sandbox.py (reading one). This module sends them too; jobio/checks.py, which
+holds the rules, imports nothing of it."""
 
-import tempfile
-from pathlib import Path
+import logging
 
 from celery import shared_task
+from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
 
-from jobio.checks import fail
-from jobio.models import JobCheck
-from jobio.sandbox import LogUnreadable, parse_with_site_limits
+from jobio import checks
+from jobio.logdir import LookupRefused, fetch
+from jobio.models import CheckSource, JobCheck
+from jobio.sandbox import LogUnreadable, parse_bytes_with_site_limits
 
-# Beyond the sandbox's own limit: a worker that lost its child still lets go.
-TIME_MARGIN_SECONDS = 30
+log = logging.getLogger(__name__)
+
+
+def read_once_committed(check: JobCheck) -> None:
+    """Sends the check's read once its row is committed; a queue that does not take
+    it fails the check at once, saying so."""
+
+    def send() -> None:
+        try:
+            read_check.delay(str(check.pk))
+        except Exception:
+            log.exception("check %s: the task queue did not take it", check.pk)
+            checks.fail(
+                check,
+                "The portal's task queue is not answering, so the log was not read: try "
+                "again in a minute.",
+            )
+
+    transaction.on_commit(send)
 
 
 @shared_task(
-    time_limit=settings.DARSHAN_PARSE_SECONDS + TIME_MARGIN_SECONDS,
-    soft_time_limit=settings.DARSHAN_PARSE_SECONDS + TIME_MARGIN_SECONDS // 2,
+    name="jobio.tasks.read_check",
+    time_limit=checks.task_seconds(),
+    soft_time_limit=checks.task_seconds() - checks.TIME_MARGIN_SECONDS // 2,
 )
 def read_check(check_id: str) -> None:
-    """Reads the log into the check's profile, or fails the check (nothing stays).
-    Idempotent: a check already read, or gone, is left as it is."""
-    check = JobCheck.objects.filter(pk=check_id, profile__isnull=True).first()
-    if check is None or check.log is None:
+    """Reads the check's log into its profile, or fails the check (nothing stays).
+    Idempotent: a check already begun, read or gone is left as it is."""
+    begun = JobCheck.objects.filter(
+        pk=check_id, profile__isnull=True, read_started_at__isnull=True
+    ).update(read_started_at=timezone.now())
+    check = JobCheck.objects.filter(pk=check_id).first() if begun else None
+    if check is None:
         return
-    with tempfile.TemporaryDirectory(prefix="jobio-") as folder:
-        path = Path(folder) / "job.darshan"  # our name, never the upload's
-        path.write_bytes(bytes(check.log))
-        try:
-            profile = parse_with_site_limits(path)
-        except LogUnreadable as e:
-            fail(check, str(e))
-            return
+    try:
+        data = _log_of(check)
+        profile = parse_bytes_with_site_limits(data)
+    except (LookupRefused, LogUnreadable) as e:
+        checks.fail(check, str(e))
+        return
+    except SoftTimeLimitExceeded:
+        checks.fail(check, "Reading this log took too long, so it was stopped. Is it damaged?")
+        return
     if check.expected_uid is not None and profile.uid != check.expected_uid:
-        fail(
+        # Which account wrote it is not said: it is someone else's.
+        checks.fail(
             check,
-            f"Job {profile.job_id} ran as UID {profile.uid}, not as your cluster account "
-            f"(UID {check.expected_uid}): you may check your own jobs only.",
+            f"The log of job {check.job_id or profile.job_id} was not written by your cluster "
+            "account: you may check your own jobs only.",
         )
         return
     JobCheck.objects.filter(pk=check.pk).update(profile=profile.to_json(), log=None)
+
+
+def _log_of(check: JobCheck) -> bytes:
+    if check.source == CheckSource.LOG_DIR:
+        return fetch(
+            settings.DARSHAN_LOG_DIR,
+            check.job_id,
+            check.expected_uid,
+            days=settings.DARSHAN_LOG_DAYS,
+            max_bytes=settings.DARSHAN_MAX_BYTES,
+            seconds=settings.DARSHAN_LOOKUP_SECONDS,
+            today=timezone.localdate(),
+        )
+    return bytes(check.log or b"")
+
+
+@shared_task(name="jobio.tasks.end_lost_checks")
+def end_lost_checks() -> None:
+    checks.end_lost()

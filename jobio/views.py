@@ -14,6 +14,7 @@ from jobio.charts import chart_data, size_rows
 from jobio.forms import JobIdForm, UploadForm
 from jobio.models import JobCheck
 from jobio.profile import IOProfile
+from jobio.tasks import read_once_committed
 from portal.polling import poll_answer
 
 
@@ -55,6 +56,7 @@ def check_upload(request: HttpRequest) -> HttpResponse:
         check = checks.from_upload(request.user, upload.read(), upload.name)
     except checks.CheckRefused as refused:
         return _page(request, UploadForm(), JobIdForm(), str(refused), status=400)
+    read_once_committed(check)
     return redirect("jobio:detail", pk=check.pk)
 
 
@@ -71,6 +73,7 @@ def check_job(request: HttpRequest) -> HttpResponse:
         check = checks.from_log_dir(request.user, form.cleaned_data["job_id"])
     except checks.CheckRefused as refused:
         return _page(request, UploadForm(), form, str(refused), status=400)
+    read_once_committed(check)
     return redirect("jobio:detail", pk=check.pk)
 
 

@@ -39,8 +39,9 @@ def celery_worker_thread(django_db_setup, django_db_blocker) -> Iterator[None]:
             django_db_blocker.unblock(),
             start_worker(
                 app,
-                # The runs' queue, and the results' (a worker of its own in production).
-                queues=["celery", settings.RESULTS_QUEUE],
+                # The runs' queue, the results' and the Darshan logs' (each a worker of
+                # its own in production).
+                queues=["celery", settings.RESULTS_QUEUE, settings.DARSHAN_QUEUE],
                 perform_ping_check=False,
                 loglevel="WARNING",
                 shutdown_timeout=60,

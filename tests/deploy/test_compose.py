@@ -3,7 +3,9 @@ air-gapped: the base, PostgreSQL and Redis images come from Debian's packages), 
 stack comes up on this machine's network (docker/compose.hostnet.yaml), a trainee logs
 in over HTTP and runs 1a on two targets on the dev cluster, through the containers
 only (the web server takes the form and the jobs' results, the worker submits, beat
-follows the jobs), and the stack goes down leaving no container, volume or network.
+follows the jobs, the results worker reads the outputs), has a Darshan log read (the
+darshan worker's sandboxed reader), and the stack goes down leaving no container,
+volume or network.
 
 The dev cluster must be up (`make test` starts it, and Docker: docker/dev/docker.sh).
 The images and their layers stay between runs: a warm run takes 20 to 30 s, a cold one
@@ -32,6 +34,7 @@ RUN_ROW = re.compile(
     re.DOTALL,
 )
 ENDED = {"completed", "failed", "cancelled", "lost"}
+DARSHAN_LOG = Path(__file__).parents[1] / "jobio" / "logs" / "random-4k.darshan"
 
 
 @pytest.fixture
@@ -118,6 +121,26 @@ def runs_until_ended(stack: Stack, portal: httpx.Client, count: int, timeout: fl
         time.sleep(1)
 
 
+def check_my_job(portal: httpx.Client, log: Path, timeout: float) -> str:
+    """The page of a check of `log`, uploaded as the form does, once it is read."""
+    page = portal.get("/check-my-job/")
+    assert page.status_code == 200
+    answer = portal.post(
+        "/check-my-job/upload",
+        data={"csrfmiddlewaretoken": portal.cookies["csrftoken"]},
+        files={"log": (log.name, log.read_bytes(), "application/octet-stream")},
+    )
+    assert answer.status_code == 302, answer.text[:2000]
+    deadline = time.monotonic() + timeout
+    while True:
+        page = portal.get(answer.headers["location"])
+        assert page.status_code == 200
+        if "Reading the log" not in page.text:
+            return page.text
+        assert time.monotonic() < deadline, "the log was not read"
+        time.sleep(0.5)
+
+
 def test_the_compose_stack_runs_1a_on_two_targets(stack: Stack, cluster_account: str) -> None:
     try:
         stack.manage("load_site_profile", "dev")
@@ -138,6 +161,13 @@ def test_the_compose_stack_runs_1a_on_two_targets(stack: Stack, cluster_account:
             assert started.status_code == 302, started.text
             runs = runs_until_ended(stack, portal, count=2, timeout=120)
             stack.timings["1a runs"] = time.monotonic() - began
+
+            # Check my job: the darshan worker's reader, as the sandbox user, in its image.
+            began = time.monotonic()
+            checked = check_my_job(portal, DARSHAN_LOG, timeout=60)
+            stack.timings["Darshan check"] = time.monotonic() - began
+            assert "random I/O" in checked and "16,384 writes of 4 KiB" in checked, checked
+            assert not (crashed := stack.crashed()), f"services down: {crashed}"
 
         assert runs.keys() == {"$SCRATCH", "$TMPDIR"}
         for target, (status, figure) in runs.items():

@@ -246,8 +246,9 @@ class Portal:
         _stop(self.procs["web"])
 
     def start_worker(self) -> None:
-        # The runs' queue and the results' (a worker of its own in production).
-        queues = "celery,results"
+        # The runs' queue, the results' and the Darshan logs' (each a worker of its own
+        # in production).
+        queues = "celery,results,darshan"
         worker = ["worker", "--queues", queues, "--concurrency", "2", "--loglevel", "INFO"]
         self._spawn("worker", VENV / "celery", "-A", "portal", *worker)
 

@@ -19,7 +19,7 @@ def tasks_run_at_commit(monkeypatch) -> Iterator[None]:
     """The read task runs within the request, as a worker would once the check is
     committed (a test's transaction never commits)."""
     immediate = SimpleNamespace(atomic=transaction.atomic, on_commit=lambda f, **kw: f())
-    monkeypatch.setattr("jobio.checks.transaction", immediate)
+    monkeypatch.setattr("jobio.tasks.transaction", immediate)
     eager = app.conf.task_always_eager
     app.conf.task_always_eager = True
     try:

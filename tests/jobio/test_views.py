@@ -1,6 +1,7 @@
 """Check my job: uploads and the site's log directory, read by the task, seen by
 their owner and staff only; bad logs leave nothing behind."""
 
+import os
 import re
 import shutil
 from datetime import date
@@ -110,51 +111,113 @@ def test_the_page_polls_while_the_log_is_read(client, ada, vsc3) -> None:
 
 # --- the site's log directory ---------------------------------------------------------
 
+ADA, BOB = 69615, 1234  # ada's UID is the example log's
+
 
 @pytest.fixture
 def log_dir(tmp_path, settings, monkeypatch) -> Path:
-    """DARSHAN_LOG_DIR with today's folder, and "ada" as UID 69615 (the example log's)."""
+    """DARSHAN_LOG_DIR with today's folder and two logs in it, each owned by the UID
+    that wrote it, as darshan-runtime leaves them; "ada" and "bob" as UIDs."""
     settings.DARSHAN_LOG_DIR = str(tmp_path)
     today = date.today()
     folder = tmp_path / str(today.year) / str(today.month) / str(today.day)
     folder.mkdir(parents=True)
-    shutil.copy(log("example"), folder / "glock_vpicio_uni_id4478544-12345_3-20-1-1.darshan")
-    shutil.copy(log("random-4k"), folder / "root_fio_id30572-30572_11-23-1-1.darshan")
-    uids = {"ada": 69615, "bob": 1234}
+    put(log("example"), folder / "glock_vpicio_uni_id4478544-12345_3-20-1-1.darshan", ADA)
+    put(log("random-4k"), folder / "root_fio_id30572-30572_11-23-1-1.darshan", BOB)
+    uids = {"ada": ADA, "bob": BOB}
     fake = SimpleNamespace(getpwnam=lambda name: SimpleNamespace(pw_uid=uids[name]))
     monkeypatch.setattr("jobio.checks.pwd", fake)
     return folder
+
+
+def put(source: Path, path: Path, uid: int) -> None:
+    shutil.copy(source, path)
+    os.chown(path, uid, uid)
+
+
+def ask_for(client, job_id: str) -> str:
+    """The check's page once the job's log was looked for and read."""
+    answer = client.post(reverse("jobio:job"), {"job_id": job_id})
+    assert answer.status_code == 302, answer.content.decode()[:500]
+    return client.get(answer.url).content.decode()
 
 
 def test_a_user_checks_their_own_job_by_its_id(
     client, make_user, vsc3, log_dir, tasks_run_at_commit
 ) -> None:
     client.force_login(make_user("ada"))
-    answer = client.post(reverse("jobio:job"), {"job_id": "4478544"})
-    page = client.get(answer.url).content.decode()
+    page = ask_for(client, "4478544")
     assert "Job 4478544" in page and "2048 processes" in page
 
 
-def test_another_users_job_is_refused_and_nothing_is_stored(
+def test_the_web_request_only_records_the_job_the_worker_looks_for_its_log(
+    client, make_user, vsc3, log_dir
+) -> None:
+    client.force_login(make_user("ada"))
+    answer = client.post(reverse("jobio:job"), {"job_id": "999"})  # no such log, no worker
+
+    assert answer.status_code == 302  # no file was looked at in the request
+    check = JobCheck.objects.get()
+    assert (check.job_id, check.expected_uid, check.log) == (999, ADA, None)
+
+
+def test_another_users_job_is_refused_without_naming_them_and_nothing_is_stored(
     client, make_user, vsc3, log_dir, tasks_run_at_commit
 ) -> None:
     client.force_login(make_user("bob"))
-    answer = client.post(reverse("jobio:job"), {"job_id": "4478544"})
-    page = client.get(answer.url).content.decode()
-    assert "Job 4478544 ran as UID 69615, not as your cluster account (UID 1234)" in page
+    page = ask_for(client, "4478544")
+    assert "No Darshan log of job 4478544 written by your cluster account" in page
+    assert str(ADA) not in page
     assert not JobCheck.objects.exists()
 
 
-@pytest.mark.parametrize(
-    ("job_id", "says"),
-    [("999", "No Darshan log of job 999 from the last 14 days"), ("12ab", "is a number")],
-)
-def test_a_job_without_a_log_or_a_bad_id_says_so(
-    client, make_user, vsc3, log_dir, job_id, says
+def test_a_log_planted_under_the_users_job_id_is_passed_over_for_their_own(
+    client, make_user, vsc3, log_dir, tasks_run_at_commit
 ) -> None:
+    """bob writes a file named for ada's job, sorting before hers: hers is read."""
+    put(log("random-4k"), log_dir / "aaa_planted_id4478544-1_1-1-1-1.darshan", BOB)
     client.force_login(make_user("ada"))
-    answer = client.post(reverse("jobio:job"), {"job_id": job_id})
-    assert answer.status_code == 400 and says in answer.content.decode()
+    page = ask_for(client, "4478544")
+    assert "Job 4478544" in page and "2048 processes" in page
+
+
+def test_a_link_or_a_fifo_named_for_the_job_is_never_opened(
+    client, make_user, vsc3, log_dir, tasks_run_at_commit
+) -> None:
+    own = log_dir / "glock_vpicio_uni_id4478544-12345_3-20-1-1.darshan"
+    own.rename(log_dir / "elsewhere")
+    (log_dir / "ada_x_id4478544-1_1-1-1-1.darshan").symlink_to(log_dir / "elsewhere")
+    os.lchown(log_dir / "ada_x_id4478544-1_1-1-1-1.darshan", ADA, ADA)
+    fifo = log_dir / "ada_y_id4478544-2_1-1-1-1.darshan"
+    os.mkfifo(fifo)  # opened for reading without O_NONBLOCK, it would wait for a writer
+    os.chown(fifo, ADA, ADA)
+    client.force_login(make_user("ada"))
+
+    page = ask_for(client, "4478544")
+
+    assert "No Darshan log of job 4478544 written by your cluster account" in page
+
+
+def test_a_log_written_by_another_uid_under_the_users_name_is_refused_without_naming_it(
+    client, make_user, vsc3, log_dir, tasks_run_at_commit
+) -> None:
+    """ada owns a copy of bob's log (job 30572 ran as root): the log's own UID decides."""
+    put(log("random-4k"), log_dir / "ada_fio_id30572-1_1-1-1-1.darshan", ADA)
+    client.force_login(make_user("ada"))
+    page = ask_for(client, "30572")
+    assert "The log of job 30572 was not written by your cluster account" in page
+    assert "ran as UID" not in page
+
+
+def test_a_job_without_a_log_says_so(client, make_user, vsc3, log_dir, tasks_run_at_commit) -> None:
+    client.force_login(make_user("ada"))
+    assert "No Darshan log of job 999 from the last 14 days" in ask_for(client, "999")
+
+
+def test_a_bad_job_id_is_refused_at_once(client, make_user, vsc3, log_dir) -> None:
+    client.force_login(make_user("ada"))
+    answer = client.post(reverse("jobio:job"), {"job_id": "12ab"})
+    assert answer.status_code == 400 and "is a number" in answer.content.decode()
 
 
 def test_without_a_cluster_account_the_log_directory_is_closed(
