@@ -99,6 +99,9 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # First: a body beyond its path's limit is refused before anything reads it (the
+    # CSRF check reads every POST's form).
+    "portal.limits.RequestBodyLimit",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -384,6 +387,8 @@ if CALIBRATION_PARALLEL < 1:
 PORTAL_CALLBACK_URL = os.getenv("PORTAL_CALLBACK_URL", "http://127.0.0.1:8000")
 RESULT_MAX_BYTES = envint("RESULT_MAX_BYTES", str(4 * 1024 * 1024))
 DATA_UPLOAD_MAX_MEMORY_SIZE = RESULT_MAX_BYTES + 1024
+# The largest body of any other request (forms): portal/limits.py refuses more unread.
+REQUEST_MAX_BYTES = envint("REQUEST_MAX_BYTES", str(1024 * 1024))
 # How long a job keeps trying to post its output to a portal that does not answer (a
 # restart, a deploy), pausing up to 30 s between tries; its time limit grows by as much.
 RESULT_RETRY_SECONDS = envint("RESULT_RETRY_SECONDS", "600")
