@@ -2,8 +2,10 @@
 remote_user): Apache with mod_auth_openidc, Shibboleth or Kerberos, or Open
 OnDemand's. The front end names the user in REMOTE_USER_HEADER: the WSGI variable
 REMOTE_USER (Apache, mod_wsgi), or HTTP_X_REMOTE_USER for a header X-Remote-User set
-by a trusted reverse proxy, which must remove any such header a client sends: whoever
-can set it is whoever they name. The name is the cluster account (portal/logins.py);
+by a reverse proxy. Whoever can set the header is whoever they name: it is believed
+only from the front end's addresses (REMOTE_USER_PROXIES) and/or with its secret
+(REMOTE_USER_PROXY_SECRET), portal/proxies.py; the proxy must still remove any such
+header a client sends. The name is the cluster account (portal/logins.py);
 instructors are the members of INSTRUCTOR_UNIX_GROUPS, if the site names any."""
 
 import grp
@@ -17,6 +19,7 @@ from django.contrib.auth.middleware import RemoteUserMiddleware as DjangoRemoteU
 from django.http import HttpRequest, HttpResponse
 
 from portal.logins import LoginRefused, refused_page, single_sign_on
+from portal.proxies import from_remote_user_proxy
 
 log = logging.getLogger(__name__)
 
@@ -34,6 +37,15 @@ class RemoteUserMiddleware(DjangoRemoteUserMiddleware):
         return settings.REMOTE_USER_HEADER
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
+        if self.header in request.META and not from_remote_user_proxy(request):
+            # Sent by someone other than the front end: it names nobody (a session it
+            # logged in before ends, as when a front end stops naming the user).
+            log.warning(
+                "%s from %s, not the site's front end: ignored",
+                self.header,
+                request.META.get("REMOTE_ADDR", "?"),
+            )
+            del request.META[self.header]
         try:
             self.process_request(request)
         except LoginRefused as refused:
@@ -51,10 +63,18 @@ class RemoteUserBackend(DjangoRemoteUserBackend):
 
     def clean_username(self, username: str) -> str:
         # A Kerberos principal (alice@EXAMPLE.ORG) or a Shibboleth eppn names the
-        # account before the @, when the site says its realm adds nothing.
-        if settings.REMOTE_USER_STRIP_REALM:
-            return username.rpartition("@")[0] or username
-        return username
+        # account before the @, for the site's own realms only: alice@ELSEWHERE is
+        # someone else, whatever account name they share.
+        name, at, realm = username.rpartition("@")
+        if not at:
+            return username
+        if realm in settings.REMOTE_USER_REALMS:
+            return name
+        raise LoginRefused(
+            username,
+            f"{realm} is not a realm whose users may log in here (the site accepts "
+            f"{', '.join(settings.REMOTE_USER_REALMS) or 'no realm'}).",
+        )
 
 
 def _instructor(name: str) -> bool | None:

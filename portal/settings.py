@@ -4,6 +4,7 @@ The defaults run the dev site that `make demo` brings up on one machine. A real
 site sets the variables listed in the README (or in a systemd/compose env file).
 """
 
+import ipaddress
 import os
 import re
 from datetime import timedelta
@@ -52,6 +53,14 @@ def envcommand(name: str, default: str, programs: tuple[str, ...]) -> list[str]:
             f"--mpi=pmix), not {value!r}"
         )
     return words
+
+
+def envnetworks(name: str) -> list[ipaddress.IPv4Network | ipaddress.IPv6Network]:
+    """Addresses or networks (10.0.0.5, 192.168.0.0/24, ::1), comma-separated."""
+    try:
+        return [ipaddress.ip_network(item, strict=False) for item in envlist(name, "")]
+    except ValueError as e:
+        raise ImproperlyConfigured(f"{name}: {e}") from None
 
 
 def envsecret(name: str, default: str = "") -> str:
@@ -175,6 +184,10 @@ AXES_COOLOFF_TIME = timedelta(minutes=envint("LOGIN_LOCKOUT_MINUTES", "15"))
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_CALLABLE = "portal.views.locked_out"
+# Behind the site's proxies (this many, each appending to X-Forwarded-For), the
+# throttle counts the client's address, not the proxy's (portal/proxies.py).
+TRUSTED_PROXY_COUNT = envint("TRUSTED_PROXY_COUNT", "0")
+AXES_CLIENT_IP_CALLABLE = "portal.proxies.client_address"
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "login"
@@ -249,9 +262,30 @@ if not (REMOTE_USER_HEADER == "REMOTE_USER" or _http_header and REMOTE_USER_HEAD
         f"REMOTE_USER_HEADER is a WSGI variable (REMOTE_USER, or HTTP_X_REMOTE_USER for "
         f"a header X-Remote-User), not {REMOTE_USER_HEADER!r}"
     )
-REMOTE_USER_STRIP_REALM = envbool("REMOTE_USER_STRIP_REALM", "false")  # alice@REALM: alice
+# A header is believed only from the site's front end (portal/proxies.py): from these
+# addresses (or networks), and/or with this secret in X-Storagelab-Proxy-Secret.
+REMOTE_USER_PROXIES = envnetworks("REMOTE_USER_PROXIES")
+REMOTE_USER_PROXY_SECRET = envsecret("REMOTE_USER_PROXY_SECRET")
+# alice@REALM logs in as alice for these realms exactly; a name of another realm is
+# refused (Kerberos principals, Shibboleth's eppn).
+REMOTE_USER_REALMS = envlist("REMOTE_USER_REALMS", "")
+if envbool("REMOTE_USER_STRIP_REALM", "false"):
+    raise ImproperlyConfigured(
+        "REMOTE_USER_STRIP_REALM stripped any realm, whoever's: name the realms whose "
+        "users are this site's in REMOTE_USER_REALMS instead (e.g. EXAMPLE.ORG)"
+    )
 REMOTE_USER_LOGOUT_URL = os.getenv("REMOTE_USER_LOGOUT_URL", "")  # the front end's logout
 INSTRUCTOR_UNIX_GROUPS = envlist("INSTRUCTOR_UNIX_GROUPS", "")
+if (
+    LOGIN_METHOD == "remote_user"
+    and REMOTE_USER_HEADER != "REMOTE_USER"
+    and not (REMOTE_USER_PROXIES or REMOTE_USER_PROXY_SECRET)
+):
+    raise ImproperlyConfigured(
+        f"REMOTE_USER_HEADER={REMOTE_USER_HEADER} is a header anyone can send: name the "
+        "front end's addresses in REMOTE_USER_PROXIES, or a secret it adds in "
+        "REMOTE_USER_PROXY_SECRET (or _FILE)"
+    )
 if LOGIN_METHOD == "remote_user":
     AUTHENTICATION_BACKENDS.append("portal.remote_user.RemoteUserBackend")
     MIDDLEWARE.insert(

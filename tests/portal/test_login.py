@@ -70,3 +70,37 @@ def test_passwords_are_stored_with_argon2id_and_older_hashes_still_log_in(
     bob.refresh_from_db()
     assert bob.password.startswith("argon2$argon2id$")
     assert log_in(Client(), bob.username, "wrong-pass").status_code == 200
+
+
+def from_(proxy: str, client_address: str) -> Client:
+    """A browser at `client_address`, its requests relayed by the site's proxy."""
+    return Client(REMOTE_ADDR=proxy, HTTP_X_FORWARDED_FOR=client_address)
+
+
+def test_behind_the_sites_proxy_the_throttle_counts_the_clients_address(
+    make_user, settings
+) -> None:
+    settings.TRUSTED_PROXY_COUNT = 1
+    ada = make_user(password="Ada-pass-1")
+    pc = from_("10.0.0.2", "198.51.100.1")
+    for _ in range(5):
+        log_in(pc, ada.username, "guess")
+    assert log_in(pc, ada.username, "Ada-pass-1").status_code == 429
+
+    # Ada at another PC, through the same proxy, is not paused with the first PC.
+    assert log_in(from_("10.0.0.2", "198.51.100.2"), ada.username, "Ada-pass-1").status_code == 302
+
+
+@pytest.mark.parametrize(("proxies", "real"), [(0, ""), (1, ", 198.51.100.9")])
+def test_a_client_cannot_spoof_its_address_past_the_proxies(
+    make_user, settings, proxies: int, real: str
+) -> None:
+    """Without a proxy the header is the client's own; behind one, only the address the
+    proxy appended counts, not what the client wrote before it."""
+    settings.TRUSTED_PROXY_COUNT = proxies
+    ada = make_user(password="Ada-pass-1")
+    for guess in range(5):
+        log_in(from_("10.0.0.2", f"203.0.113.{guess}{real}"), ada.username, "guess")
+
+    spoofed = from_("10.0.0.2", f"203.0.113.99{real}")
+    assert log_in(spoofed, ada.username, "Ada-pass-1").status_code == 429

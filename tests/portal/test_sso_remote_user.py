@@ -1,7 +1,9 @@
 """Logging in behind a front end (LOGIN_METHOD=remote_user): the name it passes is
-the cluster account, checked like any other; a Kerberos realm is stripped when the
-site says so; Unix groups make instructors; refusals get a clear page (403)."""
+the cluster account, checked like any other; a header is believed from the site's
+front end only; a Kerberos realm is stripped for the site's own realms only; Unix
+groups make instructors; refusals get a clear page (403)."""
 
+import ipaddress
 import subprocess
 
 import pytest
@@ -33,31 +35,52 @@ def test_the_front_ends_user_is_logged_in_as_their_cluster_account(
     assert client.get("/").status_code == 302
 
 
-def test_behind_a_proxy_the_header_is_a_setting(
+def test_behind_a_proxy_the_header_is_a_setting_believed_from_the_proxy_only(
     remote_user_login, settings, cluster_account
 ) -> None:
     settings.REMOTE_USER_HEADER = "HTTP_X_REMOTE_USER"
+    settings.REMOTE_USER_PROXIES = [ipaddress.ip_network("10.1.2.0/24")]
+    named = {"X-Remote-User": cluster_account}
 
-    proxied = Client(headers={"X-Remote-User": cluster_account})
+    proxied = Client(headers=named, REMOTE_ADDR="10.1.2.3")
     assert proxied.get("/").status_code == 200
+    # Anyone else who sends the header names nobody, and a session it made ends.
+    assert Client(headers=named, REMOTE_ADDR="192.0.2.7").get("/").status_code == 302
+    assert proxied.get("/", REMOTE_ADDR="192.0.2.7").status_code == 302
     # The WSGI variable counts no more once the site names a header.
-    assert Client().get("/", REMOTE_USER=cluster_account).status_code == 302
+    assert Client(REMOTE_ADDR="10.1.2.3").get("/", REMOTE_USER=cluster_account).status_code == 302
 
 
-def test_a_kerberos_realm_is_stripped_only_when_the_site_says_so(
+def test_a_proxy_may_prove_itself_with_a_shared_secret_instead(
+    remote_user_login, settings, cluster_account
+) -> None:
+    settings.REMOTE_USER_HEADER = "HTTP_X_REMOTE_USER"
+    settings.REMOTE_USER_PROXY_SECRET = "s3cret-of-the-front-end"
+    named = {"X-Remote-User": cluster_account}
+
+    right = Client(headers=named | {"X-Storagelab-Proxy-Secret": "s3cret-of-the-front-end"})
+    assert right.get("/").status_code == 200
+    wrong = Client(headers=named | {"X-Storagelab-Proxy-Secret": "guess"})
+    assert wrong.get("/").status_code == 302
+    assert Client(headers=named).get("/").status_code == 302
+
+
+def test_only_the_sites_own_realms_are_stripped(
     remote_user_login, settings, make_cluster_account
 ) -> None:
-    stripped, kept = make_cluster_account(), make_cluster_account()
+    ours, theirs = make_cluster_account(), make_cluster_account()
+    settings.REMOTE_USER_REALMS = ["EXAMPLE.ORG"]
 
-    settings.REMOTE_USER_STRIP_REALM = True
-    assert Client().get("/", REMOTE_USER=f"{stripped}@EXAMPLE.ORG").status_code == 200
-    assert User.objects.get(username=stripped).cluster_account.username == stripped
+    assert Client().get("/", REMOTE_USER=f"{ours}@EXAMPLE.ORG").status_code == 200
+    assert User.objects.get(username=ours).cluster_account.username == ours
 
-    settings.REMOTE_USER_STRIP_REALM = False
-    refused = Client().get("/", REMOTE_USER=f"{kept}@EXAMPLE.ORG")
+    refused = Client().get("/", REMOTE_USER=f"{theirs}@EVIL.ORG")
     assert refused.status_code == 403
-    assert "cannot be the name of a cluster account" in refused.content.decode()
-    assert not User.objects.filter(username__startswith=kept).exists()
+    assert "EVIL.ORG is not a realm whose users may log in here" in refused.content.decode()
+    # Realms are named exactly: another's case, or a realm of ours as a suffix, is not ours.
+    for realm in ("example.org", "EVIL.EXAMPLE.ORG"):
+        assert Client().get("/", REMOTE_USER=f"{theirs}@{realm}").status_code == 403
+    assert not User.objects.filter(username__startswith=theirs).exists()
 
 
 @pytest.mark.parametrize(

@@ -99,10 +99,22 @@ def test_a_remote_user_header_must_be_a_wsgi_variable() -> None:
 
     assert refused.returncode != 0
     assert "HTTP_X_REMOTE_USER for a header X-Remote-User" in refused.stderr
-    assert (
-        start_with(LOGIN_METHOD="remote_user", REMOTE_USER_HEADER="HTTP_X_REMOTE_USER").returncode
-        == 0
+    unguarded = start_with(LOGIN_METHOD="remote_user", REMOTE_USER_HEADER="HTTP_X_REMOTE_USER")
+    assert unguarded.returncode != 0
+    assert "a header anyone can send" in unguarded.stderr
+    guarded = start_with(
+        LOGIN_METHOD="remote_user",
+        REMOTE_USER_HEADER="HTTP_X_REMOTE_USER",
+        REMOTE_USER_PROXIES="10.1.2.3, 192.168.0.0/24",
     )
+    assert guarded.returncode == 0, guarded.stderr
+
+
+def test_stripping_any_realm_is_refused_with_what_to_set_instead() -> None:
+    refused = start_with(LOGIN_METHOD="remote_user", REMOTE_USER_STRIP_REALM="true")
+    assert refused.returncode != 0 and "REMOTE_USER_REALMS" in refused.stderr
+    bad = start_with(LOGIN_METHOD="remote_user", REMOTE_USER_PROXIES="10.1.2.300")
+    assert bad.returncode != 0 and "REMOTE_USER_PROXIES" in bad.stderr
 
 
 def test_local_logins_install_nothing_more() -> None:
