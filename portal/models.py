@@ -28,3 +28,27 @@ class ClusterAccount(models.Model):
 
     def __str__(self) -> str:
         return self.username
+
+
+class OidcIdentity(models.Model):
+    """Who a login is at the OpenID provider: its issuer and subject (the provider's
+    own id of the person, never reassigned), pinned at the login's first sign-on and
+    checked at every one after (portal/oidc.py). The name claim may be editable or
+    reused at the provider; a person's (iss, sub) is not."""
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="oidc_identity"
+    )
+    issuer = models.CharField(max_length=255)
+    subject = models.CharField(max_length=255)
+    pinned_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["issuer", "subject"], name="one_login_per_oidc_identity"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.subject} at {self.issuer}"

@@ -1,7 +1,9 @@
 """Logging in with OpenID Connect (LOGIN_METHOD=oidc), on mozilla-django-oidc: its
 code flow (state, nonce, the token's signature) with our rule for who the user is
 (portal/logins.py). The cluster account is the claim OIDC_USERNAME_CLAIM; instructors
-are the members of OIDC_INSTRUCTOR_GROUPS in the claim OIDC_GROUPS_CLAIM."""
+are the members of OIDC_INSTRUCTOR_GROUPS in the claim OIDC_GROUPS_CLAIM. A login is
+pinned to the person's (iss, sub) at its first sign-on and checked after; the userinfo
+answer must be about the ID token's subject."""
 
 import logging
 import time
@@ -12,7 +14,9 @@ from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import BACKEND_SESSION_KEY
 from django.contrib.auth.backends import ModelBackend
+from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import SuspiciousOperation
+from django.db import transaction
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, resolve_url
 from mozilla_django_oidc.auth import OIDCAuthenticationBackend
@@ -22,6 +26,7 @@ from mozilla_django_oidc.views import (
 )
 
 from portal.logins import LoginRefused, refused_page, single_sign_on
+from portal.models import OidcIdentity
 
 log = logging.getLogger(__name__)
 
@@ -49,27 +54,67 @@ class OIDCBackend(OIDCAuthenticationBackend):
         return ModelBackend.get_user(self, user_id)
 
     def get_or_create_user(self, access_token: str, id_token: str, payload: dict):
+        provider = settings.OIDC_PROVIDER_NAME
+        issuer, subject = payload.get("iss"), payload.get("sub")
+        if not (isinstance(issuer, str) and issuer and isinstance(subject, str) and subject):
+            raise LoginRefused("you", f"{provider}'s ID token names no issuer or subject.")
+        userinfo = self.get_userinfo(access_token, id_token, payload)
+        # OpenID Connect Core 5.3.2: the user information must be about the person the
+        # ID token is (a userinfo answer of someone else's token is no login).
+        if userinfo.get("sub") != subject:
+            raise LoginRefused(
+                str(subject),
+                f"{provider}'s user information is not about the person its ID token names.",
+            )
         # The ID token's claims, and the userinfo endpoint's over them: providers put
         # a groups claim in one or the other, as they are configured.
-        claims = {**payload, **self.get_userinfo(access_token, id_token, payload)}
+        claims = {**payload, **userinfo}
         name = claims.get(settings.OIDC_USERNAME_CLAIM)
         if not isinstance(name, str) or not name:
-            who = claims.get("email") or claims.get("sub") or "you"
+            who = claims.get("email") or subject
             raise LoginRefused(
                 str(who),
-                f"{settings.OIDC_PROVIDER_NAME} did not say which cluster account is yours "
+                f"{provider} did not say which cluster account is yours "
                 f"(its answer has no {settings.OIDC_USERNAME_CLAIM} claim).",
             )
-        return single_sign_on(
+        with transaction.atomic():  # a login refused by its pin creates nothing
+            user = single_sign_on(
+                name,
+                source=provider,
+                instructor=_instructor(claims),
+                profile={
+                    field: claims[claim]
+                    for claim, field in PROFILE_CLAIMS.items()
+                    if isinstance(claims.get(claim), str)
+                },
+            )
+            _pin(user, issuer, subject)
+        return user
+
+
+def _pin(user: AbstractBaseUser, issuer: str, subject: str) -> None:
+    """Pins the login to the provider's (issuer, subject) at its first sign-on; later
+    ones must be the same person. The name claim alone would let whoever gets that
+    name at the provider (a renamed or reused account) into someone else's login."""
+    provider = settings.OIDC_PROVIDER_NAME
+    name = user.get_username()
+    pinned = OidcIdentity.objects.filter(user=user).first()
+    if pinned is not None:
+        if (pinned.issuer, pinned.subject) != (issuer, subject):
+            raise LoginRefused(
+                name,
+                f"The portal login {name} belongs to another person at {provider} (the one "
+                "who first logged in with it); your identity there is not that one.",
+            )
+        return
+    other = OidcIdentity.objects.filter(issuer=issuer, subject=subject).select_related("user")
+    if (taken := other.first()) is not None:
+        raise LoginRefused(
             name,
-            source=settings.OIDC_PROVIDER_NAME,
-            instructor=_instructor(claims),
-            profile={
-                field: claims[claim]
-                for claim, field in PROFILE_CLAIMS.items()
-                if isinstance(claims.get(claim), str)
-            },
+            f"Your identity at {provider} is the portal login {taken.user.get_username()}, "
+            f"not {name}: was your account renamed at {provider}?",
         )
+    OidcIdentity.objects.create(user=user, issuer=issuer[:255], subject=subject[:255])
 
 
 def _instructor(claims: dict) -> bool | None:

@@ -32,11 +32,15 @@ def oidc_settings(settings) -> None:
     settings.OIDC_INSTRUCTOR_GROUPS = [INSTRUCTOR_GROUP]
 
 
-def log_in(claims: dict):
-    """What the backend makes of the provider's claims (the userinfo answer)."""
+ISSUER = "https://login.example.org/realms/hpc"
+
+
+def log_in(claims: dict, sub: str = "s-1", userinfo_sub: str | None = None):
+    """What the backend makes of the provider's claims (the userinfo answer) for the
+    person `sub` of its ID token."""
     backend = OIDCBackend()
-    backend.get_userinfo = lambda *args: claims
-    return backend.get_or_create_user("access-token", "id-token", {"sub": "s-1"})
+    backend.get_userinfo = lambda *args: {"sub": userinfo_sub or sub, **claims}
+    return backend.get_or_create_user("access-token", "id-token", {"iss": ISSUER, "sub": sub})
 
 
 def test_a_first_login_creates_the_user_with_the_claimed_cluster_account(
@@ -61,6 +65,40 @@ def test_a_first_login_creates_the_user_with_the_claimed_cluster_account(
     # The next login is the same user, linked once.
     assert log_in({"preferred_username": cluster_account}) == user
     assert LogEntry.objects.filter(object_repr=cluster_account).count() == 1
+
+
+def test_a_login_is_pinned_to_the_person_who_first_logged_in_with_it(
+    oidc_settings, cluster_account
+) -> None:
+    user = log_in({"preferred_username": cluster_account}, sub="ada-at-the-idp")
+    assert (user.oidc_identity.issuer, user.oidc_identity.subject) == (ISSUER, "ada-at-the-idp")
+
+    # Someone else at the provider who now has that name (renamed, reused, edited).
+    with pytest.raises(LoginRefused, match="belongs to another person at Test IdP"):
+        log_in({"preferred_username": cluster_account, "given_name": "Mallory"}, sub="mallory")
+
+    user.refresh_from_db()
+    assert user.first_name != "Mallory" and user.oidc_identity.subject == "ada-at-the-idp"
+    assert log_in({"preferred_username": cluster_account}, sub="ada-at-the-idp") == user
+
+
+def test_a_person_renamed_at_the_provider_is_not_let_into_another_login(
+    oidc_settings, make_cluster_account
+) -> None:
+    first, second = make_cluster_account(), make_cluster_account()
+    log_in({"preferred_username": first}, sub="ada-at-the-idp")
+
+    with pytest.raises(
+        LoginRefused, match=f"Your identity at Test IdP is the portal login {first}"
+    ):
+        log_in({"preferred_username": second}, sub="ada-at-the-idp")
+    assert not User.objects.filter(username=second).exists()  # nothing was created
+
+
+def test_user_information_about_another_person_is_no_login(oidc_settings, cluster_account):
+    with pytest.raises(LoginRefused, match="not about the person its ID token names"):
+        log_in({"preferred_username": cluster_account}, sub="s-1", userinfo_sub="s-2")
+    assert not User.objects.filter(username=cluster_account).exists()
 
 
 def test_the_username_claim_is_a_setting(oidc_settings, settings, cluster_account) -> None:
@@ -246,6 +284,21 @@ def test_a_trainee_logs_in_through_the_provider(
     home = client.get("/").content.decode()
     assert "Welcome, Ada" in home
     assert f'<code class="account">{cluster_account}</code>' in home
+
+
+def test_another_person_claiming_a_pinned_name_at_the_provider_gets_a_clear_page(
+    client: Client, oidc_login, cluster_account
+) -> None:
+    ada = oidc_login.add_user(preferred_username=cluster_account, given_name="Ada")
+    assert through_the_provider(client, ada).status_code == 302
+    client.post("/logout/")
+    mallory = oidc_login.add_user(preferred_username=cluster_account, given_name="Mallory")
+
+    refused = through_the_provider(Client(), mallory)
+
+    assert refused.status_code == 403
+    assert "belongs to another person at Test IdP" in refused.content.decode()
+    assert User.objects.get(username=cluster_account).first_name == "Ada"
 
 
 def test_an_unknown_account_gets_a_clear_page_not_a_500(client: Client, oidc_login) -> None:
