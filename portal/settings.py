@@ -151,7 +151,7 @@ DATABASES = {
         "ENGINE": "portal.database",  # Django's, with a cheaper health check
         "NAME": os.getenv("DB_NAME", "storagelab"),
         "USER": os.getenv("DB_USER", "storagelab"),
-        "PASSWORD": envsecret("DB_PASSWORD", "storagelab"),
+        "PASSWORD": envsecret("DB_PASSWORD"),
         "HOST": os.getenv("DB_HOST", "127.0.0.1"),
         "PORT": os.getenv("DB_PORT", "5432"),
         "CONN_MAX_AGE": envint("DB_CONN_MAX_AGE", "60"),
@@ -160,6 +160,13 @@ DATABASES = {
     }
 }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+# The password of early dev set-ups, and of every copied example: never a site's.
+DEMO_PASSWORD = "storagelab"  # noqa: S105 -- the one refused here
+if DATABASES["default"]["PASSWORD"] == DEMO_PASSWORD and not DEBUG:
+    raise ImproperlyConfigured(
+        "DB_PASSWORD is 'storagelab', the well-known password of the demo: give the database "
+        "a password of its own (DB_PASSWORD_FILE), or set DEBUG=true on a machine of your own"
+    )
 
 # Argon2id first (portal/hashers.py says why); PBKDF2 stays to read older hashes.
 PASSWORD_HASHERS = [

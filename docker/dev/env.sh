@@ -17,7 +17,14 @@ if [ ! -s "$STATE_DIR/redis_password" ]; then
 fi
 export REDIS_PASSWORD_FILE=${REDIS_PASSWORD_FILE:-$STATE_DIR/redis_password}
 export DB_NAME=${DB_NAME:-storagelab} DB_USER=${DB_USER:-storagelab}
-export DB_PASSWORD=${DB_PASSWORD:-storagelab} DB_HOST=${DB_HOST:-127.0.0.1} DB_PORT=${DB_PORT:-5432}
+export DB_HOST=${DB_HOST:-127.0.0.1} DB_PORT=${DB_PORT:-5432}
+# The database's password, made once per machine too (up.sh gives it to the role).
+if [ -z "${DB_PASSWORD:-}" ]; then
+  if [ ! -s "$STATE_DIR/db_password" ]; then
+    (umask 077 && head -c 24 /dev/urandom | base64 | tr -d '/+=' >"$STATE_DIR/db_password")
+  fi
+  export DB_PASSWORD_FILE=${DB_PASSWORD_FILE:-$STATE_DIR/db_password}
+fi
 export REDIS_URL=${REDIS_URL:-redis://127.0.0.1:6379/0}
 export SLURMRESTD_URL=${SLURMRESTD_URL:-http://127.0.0.1:6820}
 export SLURM_JWT_KEY_FILE=${SLURM_JWT_KEY_FILE:-/etc/slurm/jwt_hs256.key}

@@ -41,7 +41,10 @@ if [ "$DB_HOST" = 127.0.0.1 ] || [ "$DB_HOST" = localhost ]; then
   # The local dev database: a role that may also create the test database.
   as_postgres() { runuser -u postgres -- "$@" -p "$DB_PORT"; }
   as_postgres psql -tAc "SELECT 1 FROM pg_roles WHERE rolname = '$DB_USER'" | grep -q 1 ||
-    as_postgres psql -q -c "CREATE ROLE \"$DB_USER\" LOGIN CREATEDB PASSWORD '$DB_PASSWORD'"
+    as_postgres psql -q -c "CREATE ROLE \"$DB_USER\" LOGIN CREATEDB"
+  # Its password, on stdin (never a command line), each start: the file is the truth.
+  db_password=${DB_PASSWORD:-$(cat "$DB_PASSWORD_FILE")}
+  printf "ALTER ROLE \"%s\" PASSWORD '%s';\n" "$DB_USER" "$db_password" | as_postgres psql -q
   as_postgres psql -tAc "SELECT 1 FROM pg_database WHERE datname = '$DB_NAME'" | grep -q 1 ||
     as_postgres createdb -O "$DB_USER" "$DB_NAME"
 fi
@@ -77,7 +80,9 @@ cd "$STORAGELAB_ROOT"
 "$VENV/bin/python" manage.py migrate --no-input -v 0
 "$VENV/bin/python" manage.py collectstatic --no-input -v 0
 "$VENV/bin/python" manage.py load_site_profile "${SITE_PROFILE:-dev}"
-"$VENV/bin/python" manage.py create_demo_accounts
+# The demo logins (password storagelab) are a dev machine's only: the command refuses
+# to run without DEBUG, which the portal itself runs without.
+DEBUG=true "$VENV/bin/python" manage.py create_demo_accounts
 
 # --- the Darshan log reader's user ------------------------------------------------
 # Each uploaded log is read by a child that drops to this user, who owns nothing of the

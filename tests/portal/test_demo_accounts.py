@@ -5,7 +5,7 @@ import io
 
 import pytest
 from django.contrib.auth.models import User
-from django.core.management import call_command
+from django.core.management import CommandError, call_command
 
 from exercises.courses import can_teach
 from exercises.models import Course
@@ -13,9 +13,17 @@ from exercises.models import Course
 pytestmark = pytest.mark.django_db
 
 
+def test_the_demo_logins_are_refused_outside_debug(dev_profile) -> None:
+    """Logins with a password everyone knows, an admin among them, never at a site."""
+    with pytest.raises(CommandError, match="for a dev machine only"):
+        call_command("create_demo_accounts", stdout=io.StringIO())
+    assert not User.objects.filter(username__in=["admin", "trainee1"]).exists()
+
+
 def test_the_demo_course_is_taught_by_the_instructor_and_joined_by_the_trainees(
-    dev_profile,
+    dev_profile, settings
 ) -> None:
+    settings.DEBUG = True  # as make demo runs the command
     for _ in range(2):  # again: nothing doubles
         call_command("create_demo_accounts", stdout=io.StringIO())
 

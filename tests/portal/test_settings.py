@@ -75,3 +75,13 @@ def test_a_bad_mpi_launcher_stops_the_start() -> None:
 
     assert refused.returncode != 0
     assert "MPI_LAUNCHER must be srun or mpirun or mpiexec with its options" in refused.stderr
+
+
+def test_the_demos_database_password_is_refused_outside_debug() -> None:
+    env = {"DB_PASSWORD": "storagelab", "DB_PASSWORD_FILE": ""}
+    refused = start_with(**env, DEBUG="false")
+
+    assert refused.returncode != 0
+    assert "DB_PASSWORD is 'storagelab', the well-known password of the demo" in refused.stderr
+    # On a machine of one's own, with DEBUG, it starts (the check may then fail to connect).
+    assert "well-known password" not in start_with(**env, DEBUG="true").stderr

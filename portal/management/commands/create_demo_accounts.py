@@ -1,11 +1,11 @@
 """Creates (or resets) the dev site's demo logins, linked to the cluster accounts
 that docker/slurm/start.sh creates, and a demo course that the instructor teaches
 and the trainees joined, so the course pages show a class from the first login.
-For the dev cluster only."""
+For the dev cluster only: it refuses to run without DEBUG."""
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
-from django.core.management.base import BaseCommand, CommandParser
+from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import transaction
 
 from exercises.models import Course, Enrollment, SiteProfile
@@ -31,6 +31,12 @@ class Command(BaseCommand):
 
     @transaction.atomic
     def handle(self, *args: object, password: str, **options: object) -> None:
+        if not settings.DEBUG:
+            # Logins with a password everyone knows, one of them staff: never at a site.
+            raise CommandError(
+                "the demo logins (password storagelab, an admin among them) are for a dev "
+                "machine only: run with DEBUG=true there (make demo does)"
+            )
         User = get_user_model()
         instructors = instructors_group()
         for username, cluster_username, role in DEMO_ACCOUNTS:
