@@ -20,7 +20,7 @@ import sys
 from datetime import date, timedelta
 from pathlib import Path
 
-from jobio.children import run_child
+from portal.children import run_child
 
 REFUSED = 3
 PROJECT_DIR = Path(__file__).resolve().parent.parent

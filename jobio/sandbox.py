@@ -13,7 +13,7 @@ a fresh Python (`python -I -c CHILD`, no Django, no fork of a worker's threads) 
 - answers one line of JSON on stdout: the profile, or why the log cannot be read. The
   answer is read up to a bound and checked like any input (IOProfile.from_json).
 It is killed with all it started after DARSHAN_PARSE_SECONDS, and waited for a bounded
-time after that (jobio/children.py).
+time after that (portal/children.py).
 
 The worker must be root (or hold CAP_SETUID, CAP_SETGID and, to stop the child, CAP_KILL)
 to start the child as the sandbox user; where it cannot, no log is read and the check
@@ -30,8 +30,8 @@ from pathlib import Path
 
 from django.conf import settings
 
-from jobio.children import run_child
 from jobio.profile import CUT_SHORT, IOProfile, LogUnreadable
+from portal.children import run_child
 
 MiB = 2**20
 # The most the child may say: a profile is a few KiB.

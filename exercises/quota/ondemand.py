@@ -15,11 +15,13 @@ source is another collector are left to it.
 
 import json
 import math
+import sys
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
+from django.conf import settings
 from django.db.models import Q
 from django.utils import timezone
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -27,6 +29,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from exercises.models import Quota, QuotaCollector, SiteProfile
 from exercises.quota.store import record_failure, record_unexpected, record_usage
 from exercises.quota.usage import Usage
+from portal.children import run_child
 from portal.models import ClusterAccount
 from portal.units import KiB, MiB
 
@@ -95,16 +98,44 @@ def parse(text: str, name: str) -> Parsed:
     return Parsed(datetime.fromtimestamp(document.timestamp, UTC), entries, problems)
 
 
+# The child that reads a file: its bytes on stdout, or why not on stderr (status 3).
+READER = """
+import sys
+try:
+    with open(sys.argv[1], "rb") as f:
+        sys.stdout.buffer.write(f.read(int(sys.argv[2]) + 1))
+except OSError as e:
+    sys.stderr.write(e.strerror or str(e))
+    sys.exit(3)
+"""
+
+
 def read(path: str) -> Parsed:
-    file = Path(path)
+    """The file at `path`, read by a child given QUOTA_COMMAND_TIMEOUT, as the other
+    collectors' tools are: a file on a hung mount blocks its reader for good, and a
+    round must not wait with it."""
+    timeout = settings.QUOTA_COMMAND_TIMEOUT
+    argv = [sys.executable, "-I", "-c", READER, path, str(MAX_FILE_BYTES)]
     try:
-        if file.stat().st_size > MAX_FILE_BYTES:
-            raise OnDemandFileError(f"{path}: larger than {MAX_FILE_BYTES // MiB} MiB")
-        return parse(file.read_text(encoding="utf-8"), path)
-    except OSError as e:
-        raise OnDemandFileError(f"{path}: cannot be read ({e.strerror})") from None
+        code, data, said = run_child(
+            argv, seconds=timeout, output_max=MAX_FILE_BYTES + 1, cwd=Path("/"), env=READER_ENV
+        )
+    except TimeoutError:
+        raise OnDemandFileError(
+            f"{path}: not read within {timeout:g} s (a hung mount?); skipped this round"
+        ) from None
+    if code != 0:
+        reason = said.decode("utf-8", "replace").strip().splitlines()[-1:] or [f"status {code}"]
+        raise OnDemandFileError(f"{path}: cannot be read ({reason[0][:200]})")
+    if len(data) > MAX_FILE_BYTES:
+        raise OnDemandFileError(f"{path}: larger than {MAX_FILE_BYTES // MiB} MiB")
+    try:
+        return parse(data.decode("utf-8"), path)
     except UnicodeDecodeError:
         raise OnDemandFileError(f"{path}: not UTF-8 text") from None
+
+
+READER_ENV = {"PATH": "/usr/bin:/bin", "LC_ALL": "C.UTF-8"}
 
 
 @dataclass

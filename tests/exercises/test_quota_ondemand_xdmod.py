@@ -3,6 +3,9 @@ writes OnDemand files is served at once, and bad files are refused without loss.
 
 import io
 import json
+import os
+import signal
+import time
 from datetime import UTC, datetime
 
 import pytest
@@ -165,3 +168,30 @@ def test_the_xdmod_export_has_bytes_per_user_and_mount_point(ada, dev_profile, t
             "physical_usage": GiB // 2,
         }
     ]  # $GLOBAL is unknown (no entry): exports carry current figures only
+
+
+def test_a_file_that_hangs_costs_one_timeout_and_the_others_are_imported(
+    ada, dev_profile, tmp_path, settings
+) -> None:
+    """A FIFO with no writer blocks whoever opens it, as a file on a hung mount does."""
+    settings.QUOTA_COMMAND_TIMEOUT = 1
+    hung = tmp_path / "hung.json"
+    os.mkfifo(hung)
+    good = ood_file(tmp_path, [HOME])
+
+    def hung_for_good(signum, frame):
+        raise TimeoutError("the import hung on the file that never answers")
+
+    began = time.monotonic()
+    previous = signal.signal(signal.SIGALRM, hung_for_good)
+    signal.alarm(30)  # the reader before waited in open() for good
+    try:
+        result = import_files([str(hung), good], dev_profile)
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+
+    assert time.monotonic() - began < 10
+    assert result.stored >= 1
+    assert any("not read within 1 s (a hung mount?)" in note for note in result.notes)
+    assert Quota.objects.filter(account=ada, target__key="home").exists()

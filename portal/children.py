@@ -1,7 +1,7 @@
 """A child process run within a time, heard up to a bound, and killed with all it
 started when its time is up: for the work on what users send (a Darshan log's reader)
-and on their files (finding a job's log), which may hang or talk without end. No
-Django here."""
+and on files that may sit on a hung mount (finding a job's log, an Open OnDemand quota
+file), which may hang or talk without end. No Django here."""
 
 import os
 import selectors
