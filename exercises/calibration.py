@@ -31,6 +31,7 @@ from django.db import transaction
 from django.db.models import Count, Q
 from django.utils import timezone
 
+from exercises.calibration_band import kept_out
 from exercises.models import (
     BANDWIDTH_METRICS,
     RESULT_FIELD,
@@ -41,7 +42,8 @@ from exercises.models import (
     SiteProfile,
     StorageTarget,
 )
-from exercises.start import start_exercise_run
+from exercises.quota.checks import quota_problem
+from exercises.start import exercise_run, start_exercise_run
 from jobs.engines import get_engine
 from jobs.engines.base import plausible
 from jobs.models import ACTIVE_STATUSES, BenchmarkRun, RunStatus
@@ -51,6 +53,8 @@ from portal.models import ClusterAccount
 from portal.units import mib
 
 MAX_REPEAT = 20
+# How a run the quota left no room for begins its reason (and is told apart by).
+NOT_RUN = "Not run:"
 METADATA_METRICS = (Metric.CREATE, Metric.STAT, Metric.FILE_READ, Metric.REMOVE)
 
 Pair = tuple[Exercise, StorageTarget]
@@ -65,6 +69,16 @@ def current_round(profile: SiteProfile) -> Calibration | None:
     return profile.calibrations.filter(finished_at__isnull=True).first()
 
 
+def may_calibrate(user: AbstractBaseUser) -> bool:
+    """Staff, and those given "Can calibrate the site" (exercises.run_calibration)."""
+    return user.is_staff or user.has_perm("exercises.run_calibration")
+
+
+def may_cancel(user: AbstractBaseUser, calibration: Calibration) -> bool:
+    """Who started the round, and staff."""
+    return user.is_staff or calibration.started_by_id == user.pk
+
+
 def start_round(
     user: AbstractBaseUser,
     profile: SiteProfile,
@@ -75,6 +89,12 @@ def start_round(
 ) -> Calibration:
     """Starts a round of `profile` run as `user`'s cluster account, and its first
     runs; the exercises and targets named (all of them by default)."""
+    if not may_calibrate(user):
+        raise CalibrationRefused(
+            f"{user.get_username()} may not calibrate the site: a round runs every exercise "
+            "on every target several times, and its figures become the site's reference. "
+            'Staff do it, or whom they give the permission "Can calibrate the site".'
+        )
     if not 1 <= repeat <= MAX_REPEAT:
         raise CalibrationRefused(f"Repeat each run 1 to {MAX_REPEAT} times, not {repeat}.")
     account = _account_of(user)
@@ -176,10 +196,32 @@ def _start_next(
     going = sum(run.status in ACTIVE_STATUSES for run in runs)
     started = Counter((run.exercise_id, run.target_id) for run in runs)
     free = settings.CALIBRATION_PARALLEL - going
-    return [
-        start_exercise_run(account, exercise, target, course=None, calibration=calibration)
-        for exercise, target in next_pairs(pairs, started, calibration.repeat, free)
-    ]
+    started_runs = []
+    for exercise, target in next_pairs(pairs, started, calibration.repeat, free):
+        # The quota rule the lab applies to trainees' runs holds for a round's too.
+        if problem := quota_problem(account, target, exercise.workload):
+            started_runs.append(_not_run(account, exercise, target, calibration, problem))
+        else:
+            started_runs.append(
+                start_exercise_run(account, exercise, target, course=None, calibration=calibration)
+            )
+    return started_runs
+
+
+def _not_run(
+    account: ClusterAccount,
+    exercise: Exercise,
+    target: StorageTarget,
+    calibration: Calibration,
+    problem: str,
+) -> BenchmarkRun:
+    """A run the quota leaves no room for, as the lab refuses it a trainee: saved
+    failed, never sent to Slurm, and counted in the round's summary."""
+    run = exercise_run(account, exercise, target, course=None, calibration=calibration)
+    run.status = RunStatus.FAILED
+    run.status_reason = f"{NOT_RUN} {problem}"
+    run.save()
+    return run
 
 
 def advance(calibration_id: int) -> Calibration | None:
@@ -195,7 +237,11 @@ def advance(calibration_id: int) -> Calibration | None:
         )
         if calibration is None or calibration.finished_at is not None:
             return calibration
-        runs = list(calibration.runs.select_related("result", "exercise", "target").order_by("pk"))
+        runs = list(
+            calibration.runs.select_related("result", "exercise", "target")
+            .defer("raw_output", "job_script")  # read every 2 s while the round goes
+            .order_by("pk")
+        )
         pairs = planned_pairs(calibration)
         planned = {(e.pk, t.pk) for e, t in pairs}
         runs = [run for run in runs if (run.exercise_id, run.target_id) in planned]
@@ -245,6 +291,8 @@ def figures_of(run: BenchmarkRun) -> dict[Metric, float]:
 
 
 def _why_none(run: BenchmarkRun) -> str:
+    if run.status == RunStatus.FAILED and run.status_reason.startswith(NOT_RUN):
+        return "not run (quota)"
     if run.status != RunStatus.COMPLETED:
         return run.get_status_display().lower()
     if run.parse_error:
@@ -266,17 +314,28 @@ def _keep_figures(calibration: Calibration, runs: list[BenchmarkRun], pairs: lis
         if not figures:
             missing[(run.exercise_id, run.target_id)][_why_none(run)] += 1
     now = timezone.now()
+    targets = {target.pk: target for _, target in pairs}
+    implausible: dict[tuple[int, int], list[str]] = defaultdict(list)
     for (exercise_id, target_id, metric), figures in values.items():
+        out = kept_out(figures, metric, targets[target_id])
+        kept = [value for i, value in enumerate(figures) if i not in out]
+        unit = "MiB/s" if metric in BANDWIDTH_METRICS else "ops/s"
+        implausible[(exercise_id, target_id)] += [
+            f"{Metric(metric).label} {figures[i]:,.1f} {unit} ({why})" for i, why in out.items()
+        ]
+        if not kept:
+            continue  # as a pair with no figure: it keeps what it had
         MeasuredReference.objects.update_or_create(
             exercise_id=exercise_id,
             target_id=target_id,
             metric=metric,
             defaults={
                 "calibration": calibration,
-                "values": figures,
-                "median": statistics.median(figures),
-                "low": min(figures),
-                "high": max(figures),
+                "values": kept,
+                "kept_out": [figures[i] for i in out],
+                "median": statistics.median(kept),
+                "low": min(kept),
+                "high": max(kept),
                 "measured_at": now,
             },
         )
@@ -288,6 +347,10 @@ def _keep_figures(calibration: Calibration, runs: list[BenchmarkRun], pairs: lis
     ]
     earlier = _earlier_dates(calibration, [pair for pair in missing])
     for exercise, target in pairs:
+        if out := implausible.get((exercise.pk, target.pk)):
+            lines.append(
+                f"{exercise.key} on {target.name}: kept out as implausible: {'; '.join(out)}."
+            )
         why = missing.get((exercise.pk, target.pk))
         if not why:
             continue
@@ -339,6 +402,11 @@ def cancel_round(calibration_id: int, user: AbstractBaseUser) -> int:
         calibration = Calibration.objects.select_for_update().filter(pk=calibration_id).first()
         if calibration is None or calibration.finished_at is not None:
             raise CalibrationRefused("That calibration round has ended already.")
+        if not may_cancel(user, calibration):
+            starter = calibration.started_by.get_username() if calibration.started_by else "?"
+            raise CalibrationRefused(
+                f"Only {starter}, who started round {calibration.pk}, or staff may cancel it."
+            )
         when = f"{timezone.localtime():%Y-%m-%d %H:%M}"
         why = f"Cancelled by {user.get_username()} at {when}; no figure of it was kept."
         _end_without_figures(calibration, why)

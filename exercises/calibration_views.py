@@ -1,10 +1,10 @@
 """The calibration page: start a round, follow it, cancel it, and the site's measured
 references beside the published ones (exercises/calibration.py does the work).
 
-Who may: instructors and staff (courses.can_teach), the people who already set up
-what a site teaches. A round runs as the clicking person's own cluster account, so
-Slurm's accounting shows who measured; a trainee gets a 403, like the other
-instructor-only pages (course_create).
+Who may: see the page, instructors and staff (courses.can_teach); start a round, staff
+and whom they give "Can calibrate the site" (calibration.may_calibrate); cancel one,
+its starter and staff. A round runs as the clicking person's own cluster account, so
+Slurm's accounting shows who measured; anyone else gets a 403.
 """
 
 from django.contrib import messages
@@ -19,7 +19,11 @@ from portal.models import ClusterAccount
 from portal.polling import poll_answer, unchanged
 
 REPEAT_CHOICES = (1, 3, 5)
-REFUSED = "Only instructors and staff calibrate the site."
+REFUSED = "Only instructors and staff see the site's calibration."
+MAY_NOT_START = (
+    'Only staff, or whom they give the permission "Can calibrate the site", start a '
+    "calibration: its runs are many, and its figures become the site's reference."
+)
 
 
 @login_required
@@ -29,12 +33,17 @@ def calibration_page(request: HttpRequest) -> HttpResponse:
     profile = lab.active_profile()
     latest = profile.calibrations.select_related("started_by").first()
     now = calibration.progress(latest) if latest else None
+    may_cancel = latest is not None and calibration.may_cancel(request.user, latest)
     if request.htmx:
         # The round's progress, polled every 2 s while it goes.
         version = now.version if now else None
         if not_modified := unchanged(request, version):
             return not_modified
-        response = render(request, "exercises/calibration.html#round-progress", {"now": now})
+        response = render(
+            request,
+            "exercises/calibration.html#round-progress",
+            {"now": now, "may_cancel": may_cancel},
+        )
         going = latest is not None and latest.finished_at is None
         return poll_answer(response, still_polling=going, version=version)
     measured = calibration.measured_table(profile)
@@ -45,6 +54,8 @@ def calibration_page(request: HttpRequest) -> HttpResponse:
     ctx = {
         "profile": profile,
         "now": now,
+        "may_calibrate": calibration.may_calibrate(request.user),
+        "may_cancel": may_cancel,
         "account": ClusterAccount.objects.filter(user=request.user).first(),
         "repeat_choices": REPEAT_CHOICES,
         "rows": [(m, published.get((m.exercise_id, m.target_id, m.metric))) for m in measured],
@@ -56,8 +67,8 @@ def calibration_page(request: HttpRequest) -> HttpResponse:
 @require_POST
 @login_required
 def calibration_start(request: HttpRequest) -> HttpResponse:
-    if not courses.can_teach(request.user):
-        return HttpResponseForbidden(REFUSED)
+    if not calibration.may_calibrate(request.user):
+        return HttpResponseForbidden(MAY_NOT_START)
     try:
         repeat = int(request.POST.get("repeat", ""))
     except ValueError:
@@ -85,6 +96,8 @@ def calibration_cancel(request: HttpRequest, pk: int) -> HttpResponse:
     if round_ is None:
         messages.error(request, "No such calibration round of this site.")
         return redirect("exercises:calibration")
+    if not calibration.may_cancel(request.user, round_):
+        return HttpResponseForbidden("Only who started this calibration, or staff, cancel it.")
     try:
         stuck = calibration.cancel_round(round_.pk, request.user)
     except calibration.CalibrationRefused as refused:

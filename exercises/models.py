@@ -251,6 +251,9 @@ class Calibration(models.Model):
 
     class Meta:
         ordering = ["-started_at"]
+        # Not an instructor's by default: a round is up to a hundred and more jobs, and
+        # its figures become the site's reference on every page.
+        permissions = [("run_calibration", "Can calibrate the site")]
 
     def __str__(self) -> str:
         return f"calibration of {self.profile} ×{self.repeat} at {self.started_at:%Y-%m-%d %H:%M}"
@@ -268,6 +271,8 @@ class MeasuredReference(models.Model):
         Calibration, null=True, blank=True, on_delete=models.SET_NULL, related_name="measured"
     )
     values = models.JSONField(default=list, help_text="Each run's figure")
+    # The round's figures that cannot be the target's (exercises/calibration_band.py).
+    kept_out = models.JSONField(default=list, blank=True, help_text="Figures kept out")
     median = models.FloatField()
     low = models.FloatField()
     high = models.FloatField()

@@ -13,7 +13,8 @@ from exercises import calibration
 from exercises.calibration import CalibrationRefused, advance, cancel_round, start_round
 from exercises.models import Calibration, MeasuredReference, Metric
 from jobs.models import ACTIVE_STATUSES, BenchmarkRun, RunResult, RunStatus
-from portal.units import MiB
+from portal.units import GiB, MiB
+from tests.exercises.quotas import fill
 
 pytestmark = pytest.mark.django_db
 
@@ -60,12 +61,12 @@ def run_round(round_: Calibration, figure) -> Calibration:
 
 
 def test_a_round_keeps_the_median_lowest_and_highest_of_each_pair(staff, dev_profile) -> None:
-    round_ = start_round(staff, dev_profile, repeat=3, exercise_keys=["1a"], target_keys=["home"])
+    round_ = start_round(staff, dev_profile, repeat=3, exercise_keys=["1a"], target_keys=["global"])
     figures = iter([300.0, 100.0, 200.0])
 
     round_ = run_round(round_, lambda run: next(figures))
 
-    ref = MeasuredReference.objects.get(exercise__key="1a", target__key="home")
+    ref = MeasuredReference.objects.get(exercise__key="1a", target__key="global")
     assert (ref.median, ref.low, ref.high) == (200.0, 100.0, 300.0)
     assert ref.values == [300.0, 100.0, 200.0] and ref.metric == Metric.WRITE
     assert ref.calibration == round_
@@ -162,7 +163,7 @@ def test_a_completed_run_whose_output_is_on_its_way_holds_the_round(staff, dev_p
 
 def test_a_later_round_replaces_the_figures_of_an_earlier_one(staff, dev_profile) -> None:
     keys = {"exercise_keys": ["1a"], "target_keys": ["home", "tmp"]}
-    first = run_round(start_round(staff, dev_profile, repeat=1, **keys), lambda run: 100.0)
+    first = run_round(start_round(staff, dev_profile, repeat=1, **keys), lambda run: 19.0)
 
     second = run_round(
         start_round(staff, dev_profile, repeat=2, **keys),
@@ -173,7 +174,7 @@ def test_a_later_round_replaces_the_figures_of_an_earlier_one(staff, dev_profile
     assert (tmp.median, tmp.values, tmp.calibration) == (900.0, [900.0, 900.0], second)
     # Every run on $HOME failed this time: it keeps the first round's figure, and says so.
     home = MeasuredReference.objects.get(target__key="home")
-    assert (home.median, home.calibration) == (100.0, first)
+    assert (home.median, home.calibration) == (19.0, first)
     assert "1a on $HOME: no run gave a figure (2 failed); it keeps its earlier" in second.summary
     assert MeasuredReference.objects.count() == 2
 
@@ -229,7 +230,7 @@ def test_what_cannot_start_starts_nothing(staff, dev_profile, make_user) -> None
         with pytest.raises(CalibrationRefused, match=message):
             start_round(staff, dev_profile, **kwargs)
     with pytest.raises(CalibrationRefused, match="has no cluster account"):
-        start_round(make_user(), dev_profile, repeat=1)
+        start_round(make_user(staff=True), dev_profile, repeat=1)
     assert not Calibration.objects.exists() and not BenchmarkRun.objects.exists()
 
 
@@ -265,3 +266,43 @@ def test_a_round_follows_the_plan_on_its_row_whatever_its_summary_says(staff, de
 
     ref = MeasuredReference.objects.get()
     assert (ref.exercise.key, ref.target.key, ref.median) == ("2a", "tmp", 80.0)
+
+
+def test_a_round_respects_the_quota_as_the_lab_does(staff, dev_profile) -> None:
+    """A calibration's runs are its starter's: on a target where their quota has no room
+    left, a run is not sent to Slurm, and the round's summary says so."""
+    fill(staff.cluster_account, "home", used=GiB, bytes_hard=GiB)
+    round_ = start_round(
+        staff, dev_profile, repeat=1, exercise_keys=["1a"], target_keys=["home", "tmp"]
+    )
+
+    round_ = run_round(round_, lambda run: 900.0)
+
+    home = round_.runs.get(target__key="home")
+    assert home.status == RunStatus.FAILED and home.slurm_job_id is None
+    assert home.status_reason.startswith("Not run: This run needs")
+    assert "1a on $HOME: no run gave a figure (1 not run (quota))" in round_.summary
+    assert not MeasuredReference.objects.filter(target__key="home").exists()
+    assert MeasuredReference.objects.get(target__key="tmp").median == 900.0
+
+
+def test_figures_no_target_can_give_are_kept_out_and_shown(staff, dev_profile) -> None:
+    """A forged or garbled figure must not become the site's reference: above twice the
+    target's declared peak ($HOME: 20 MiB/s), or ten times away from its other runs."""
+    keys = {"exercise_keys": ["1a"], "target_keys": ["home", "global"]}
+    figures = {"home": iter([19.0, 51_200.0, 18.0]), "global": iter([400.0, 9.0, 380.0])}
+
+    round_ = run_round(
+        start_round(staff, dev_profile, repeat=3, **keys),
+        lambda run: next(figures[run.target.key]),
+    )
+
+    home = MeasuredReference.objects.get(target__key="home")
+    assert (home.values, home.kept_out, home.high) == ([19.0, 18.0], [51_200.0], 19.0)
+    glob = MeasuredReference.objects.get(target__key="global")
+    assert (glob.values, glob.kept_out, glob.median) == ([400.0, 380.0], [9.0], 390.0)
+    assert (
+        "1a on $HOME: kept out as implausible: write bandwidth 51,200.0 MiB/s "
+        "(above 2× its peak of 20.0 MiB/s)"
+    ) in round_.summary
+    assert "1a on $GLOBAL: kept out as implausible: write bandwidth 9.0 MiB/s" in round_.summary

@@ -61,7 +61,7 @@ def test_a_refused_start_is_one_line_and_a_non_zero_exit(
 
 
 def test_a_user_without_cluster_account_is_told_what_to_do(capsys, dev_profile, make_user):
-    status, _, err = calibrate(capsys, "--user", make_user().username)
+    status, _, err = calibrate(capsys, "--user", make_user(staff=True).username)
 
     assert status == 1 and err.count("\n") == 1
     assert "has no cluster account, and a calibration's jobs run as one. Link one" in err

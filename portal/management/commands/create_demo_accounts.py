@@ -5,6 +5,7 @@ For the dev cluster only: it refuses to run without DEBUG."""
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Permission
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import transaction
 
@@ -46,6 +47,8 @@ class Command(BaseCommand):
             user.save()
             if role == "teach":
                 user.groups.add(instructors)
+                # The demo's instructor calibrates the dev site (make demo does, as them).
+                user.user_permissions.add(Permission.objects.get(codename="run_calibration"))
             if cluster_username:
                 ClusterAccount.objects.update_or_create(
                     user=user, defaults={"username": cluster_username}
