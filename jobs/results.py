@@ -100,8 +100,9 @@ def ingest(run_id: int) -> None:
     if run.ingest_attempts > MAX_INGEST_ATTEMPTS:
         unreadable(
             run,
-            f"the portal stopped reading this output {MAX_INGEST_ATTEMPTS} times "
-            f"(it took longer than {INGEST_TIME_LIMIT_SECONDS} s): it is kept as it came",
+            f"reading this output was stopped {MAX_INGEST_ATTEMPTS} times before it ended "
+            f"(its limit is {INGEST_TIME_LIMIT_SECONDS} s, or a worker was lost): it is kept "
+            "as it came",
         )
         return
     try:

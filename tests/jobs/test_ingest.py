@@ -122,7 +122,7 @@ def test_an_output_whose_reader_was_killed_twice_is_marked_without_a_third_read(
     ingest(run.pk)
 
     run.refresh_from_db()
-    assert f"stopped reading this output {MAX_INGEST_ATTEMPTS} times" in run.parse_error
+    assert f"reading this output was stopped {MAX_INGEST_ATTEMPTS} times" in run.parse_error
 
 
 def test_a_read_past_the_soft_time_limit_is_marked_as_too_slow(received, monkeypatch) -> None:
