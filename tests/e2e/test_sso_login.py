@@ -3,6 +3,7 @@ provider (oidc-provider-mock, its own process) and runs 1a as their cluster acco
 behind a front end (REMOTE_USER) they are simply in; whoever has no cluster account
 gets a clear page. Screenshots go to /tmp/shots-oidc/."""
 
+import ipaddress
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -94,6 +95,8 @@ def front_end_portal(remote_user_login, settings) -> Iterator[str]:
     """The portal as a site behind a reverse proxy serves it: LOGIN_METHOD=remote_user,
     REMOTE_USER_HEADER=HTTP_X_REMOTE_USER (a server of its own, started with these)."""
     settings.REMOTE_USER_HEADER = "HTTP_X_REMOTE_USER"
+    # The front end is on this machine: the browser's requests come from loopback.
+    settings.REMOTE_USER_PROXIES = [ipaddress.ip_network("127.0.0.1/32")]
     server = LiveServer("127.0.0.1:0")
     yield server.url
     server.stop()

@@ -171,8 +171,9 @@ def test_quota_rounds_go_to_their_own_queue_and_runs_to_the_default_one() -> Non
         return app.amqp.router.route({}, task)["queue"].name
 
     assert queue("exercises.tasks.collect_quotas") == "quotas"
-    for task in ("jobs.tasks.submit_run", "jobs.tasks.sync_runs", "jobs.tasks.ingest_result"):
+    for task in ("jobs.tasks.submit_run", "jobs.tasks.sync_runs"):
         assert queue(task) == "celery"
+    assert queue("jobs.tasks.ingest_result") == "results"  # a worker of its own too
 
 
 @pytest.mark.django_db(transaction=True)

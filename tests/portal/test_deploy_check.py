@@ -42,7 +42,14 @@ def deploy_check(env: dict[str, str]) -> subprocess.CompletedProcess[str]:
 
 @pytest.mark.parametrize(
     "logins",
-    [{}, {"LOGIN_METHOD": "remote_user", "REMOTE_USER_HEADER": "HTTP_X_REMOTE_USER"}],
+    [
+        {},
+        {
+            "LOGIN_METHOD": "remote_user",
+            "REMOTE_USER_HEADER": "HTTP_X_REMOTE_USER",
+            "REMOTE_USER_PROXIES": "10.0.0.5",  # as the example's commented lines say
+        },
+    ],
     ids=["oidc", "remote_user"],
 )
 def test_the_site_example_passes_the_deploy_check(tmp_path: Path, logins: dict) -> None:
