@@ -231,6 +231,19 @@ def collected_usage(portal: httpx.Client, since: datetime, worker_log: int) -> s
         time.sleep(0.5)
 
 
+def clean_up_after_a_demo() -> None:
+    """What a demo that failed a test may leave: its first calibration would go on
+    without the web server its jobs post to, beside the other tests (this run's round
+    ends with it); and no web server of this run is left behind."""
+    dev_script(
+        "-c",
+        '. docker/dev/env.sh && exec "$VENV/bin/python" manage.py calibrate --cancel '
+        "--user instructor",
+    )
+    if "web" in running_services():
+        dev_script("docker/dev/stop.sh", "web")
+
+
 def test_make_demo_serves_until_ctrl_c_and_stops_only_what_it_started() -> None:
     found = running_services()
     if "web" in found or "demo" in found:
@@ -302,16 +315,7 @@ def test_make_demo_serves_until_ctrl_c_and_stops_only_what_it_started() -> None:
         assert not [name for name in before if name not in after], output
     finally:
         demo.close()
-        # The demo's first calibration would go on without the web server its jobs
-        # post to, beside the other tests: this run's round ends with it.
-        dev_script(
-            "-c",
-            '. docker/dev/env.sh && exec "$VENV/bin/python" manage.py calibrate --cancel '
-            "--user instructor",
-        )
-        # Whatever failed above, no web server of this run is left behind.
-        if "web" in running_services():
-            dev_script("docker/dev/stop.sh", "web")
+        clean_up_after_a_demo()
         if "celery-beat" in found and "celery-beat" not in running_services():
             dev_script("docker/dev/up.sh")  # as the test found it
     print(f"make demo: up in {up_after:.1f} s, quotas shown after {collected_after:.1f} s")
@@ -346,10 +350,4 @@ def test_ctrl_c_on_make_demo_piped_to_tee_still_stops_what_it_started(tmp_path) 
         assert CLEAN_UP in log_since(LOG_DIR / "demo.log", log_offset)
     finally:
         demo.close()
-        dev_script(
-            "-c",
-            '. docker/dev/env.sh && exec "$VENV/bin/python" manage.py calibrate --cancel '
-            "--user instructor",
-        )
-        if "web" in running_services():
-            dev_script("docker/dev/stop.sh", "web")
+        clean_up_after_a_demo()
