@@ -49,10 +49,12 @@ class RequestBodyLimit:
 def too_large(request: HttpRequest, declared: int, limit: int) -> HttpResponse:
     """413: a page for a browser (a form's upload), a line for a program (a job's curl)."""
     if "text/html" in request.headers.get("Accept", ""):
+        # A person knows the size of their file: the limit they read on the form.
+        shown = limit - FORM_OVERHEAD if request.path_info == DARSHAN_UPLOAD_PATH else limit
         ctx = {
             "site_name": settings.SITE_NAME,
             "declared_mib": f"{declared / 2**20:,.1f}",
-            "limit_mib": f"{limit / 2**20:,.1f}",
+            "limit_mib": f"{shown / 2**20:,.1f}",
         }
         return HttpResponse(render_to_string("413.html", ctx), status=413)
     return HttpResponse(

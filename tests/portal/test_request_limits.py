@@ -42,7 +42,7 @@ def test_an_upload_over_the_cap_is_refused_before_the_csrf_check_reads_it(
 
     assert answer.status_code == 413
     page = answer.content.decode()
-    assert "What you sent is too large" in page and "more than the 1.1 MiB this page takes" in page
+    assert "What you sent is too large" in page and "more than the 1.0 MiB this page takes" in page
     assert nothing_parsed == []
 
 

@@ -80,8 +80,8 @@ class Command(BaseCommand):
         if not options["wait"]:
             self.stdout.write(
                 "It goes on by itself (Celery beat and a worker carry it). Follow it on the "
-                "portal's /lab/calibration/ page (instructors and staff), where it can also be "
-                "cancelled."
+                "portal's /lab/calibration/ page (instructors and staff see it), where its "
+                "starter or staff can also cancel it."
             )
             return
         self._follow(round_, timeout)
