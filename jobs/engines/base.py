@@ -29,6 +29,13 @@ class Workload(BaseModel):
     fsync: bool = True  # flush to the device before the clock stops
     read_back: bool = False  # read the data back after writing it
     files_per_process: int = Field(default=1, ge=1, le=100_000)  # > 1: many small files
+    # Past the page cache (O_DIRECT) where the target has one: each request reaches the
+    # device, as it does on a parallel filesystem's clients with little cache. Not on
+    # a target in memory, whose page cache is the storage.
+    direct: bool = False
+    # Time-based: write for this many seconds, over the files again and again, instead
+    # of once through them: a figure over seconds, not over milliseconds of a timer.
+    seconds: int | None = Field(default=None, ge=1, le=600)
 
     @model_validator(mode="after")
     def _sizes_fit(self) -> "Workload":
@@ -38,6 +45,8 @@ class Workload(BaseModel):
             raise ValueError("many small files need file_per_process")
         if (self.size_per_process // self.files_per_process) < self.block_size:
             raise ValueError("each file must hold at least one block")
+        if self.seconds and self.read_back:
+            raise ValueError("a time-based run writes until its time is up: it reads nothing back")
         return self
 
 
@@ -47,7 +56,7 @@ class Target(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     directory: str  # absolute path of the run's own directory
-    tmpfs: bool = False  # no O_DIRECT on tmpfs
+    tmpfs: bool = False  # in memory: O_DIRECT bypasses nothing (and older kernels refuse it)
 
 
 # No storage delivers more than 1 TiB/s to one process (memory bandwidth itself is

@@ -42,10 +42,10 @@ class Fio:
             "--group_reporting",
             f"--directory={target.directory}",
             "--ioengine=psync",
-            # Page cache on every target: O_DIRECT fails on tmpfs and is not what
-            # applications (or IOR's POSIX backend) do; --end_fsync makes the device
-            # part of the measurement instead.
-            "--direct=0",
+            # O_DIRECT where the exercise asks for it and the target has a device below
+            # its page cache; otherwise the page cache, as applications (and IOR's POSIX
+            # backend) use it, with --end_fsync making the device part of the figure.
+            f"--direct={int(workload.direct and not target.tmpfs)}",
             # Written files grow as an application's would, nothing is reserved
             # before the clock starts (IOR does not preallocate either).
             "--fallocate=none",
@@ -57,6 +57,10 @@ class Fio:
             # The same offsets on every run, so that two runs compare; fio's random
             # map (kept on) writes every block exactly once.
             argv.append("--randrepeat=1")
+        if workload.seconds:
+            # Over the files again and again until the time is up: the figure is the
+            # bytes of those seconds, whatever the files' size.
+            argv += ["--time_based", f"--runtime={workload.seconds}s"]
         argv += ["--name=write", f"--rw={'randwrite' if random else 'write'}"]
         if workload.fsync:
             argv.append("--end_fsync=1")

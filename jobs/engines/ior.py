@@ -65,6 +65,8 @@ class Ior:
             raise ValueError(
                 "IOR writes one file per process or one shared file: many small files need fio"
             )
+        if workload.seconds:
+            raise ValueError("time-based runs need fio: IOR here writes a set size")
         argv = ["ior", "-a", "POSIX", "-w"]
         if workload.read_back:
             argv.append("-r")
@@ -76,7 +78,8 @@ class Ior:
             argv.append("-z")
         if workload.fsync:
             argv.append("-e")  # fsync at close, which IOR times as part of the write
-        # POSIX without --posix.odirect: the page cache, as fio (and tmpfs) need.
+        if workload.direct and not target.tmpfs:
+            argv.append("--posix.odirect")  # past the page cache, as fio's --direct=1
         argv += ["-o", f"{target.directory.rstrip('/')}/ior.dat", "-O", "summaryFormat=JSON"]
         return argv
 

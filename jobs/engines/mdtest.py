@@ -63,6 +63,8 @@ class Mdtest:
             raise ValueError("mdtest works through its files in order: random I/O needs fio or IOR")
         if not workload.file_per_process:
             raise ValueError("mdtest here gives every process files of its own")
+        if workload.seconds or workload.direct:
+            raise ValueError("mdtest counts file operations: no time-based or direct I/O runs")
         # mdtest splits -d at '@' into several directories.
         if "@" in target.directory:
             raise ValueError(f"mdtest cannot use a directory with '@' in it: {target.directory}")

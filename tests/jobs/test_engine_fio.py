@@ -62,10 +62,31 @@ def test_the_command_is_an_argv_that_writes_json_into_the_run_directory() -> Non
 
 
 @pytest.mark.parametrize("target", [DISK, TMPFS], ids=["disk", "tmpfs"])
-def test_it_never_asks_for_o_direct(target: Target) -> None:
+def test_it_uses_the_page_cache_unless_the_exercise_asks_for_direct_io(target: Target) -> None:
     argv = Fio().command(workload(pattern=Pattern.RANDOM, block_size=4 * KiB), target)
 
     assert options(argv)["direct"] == "0"
+
+
+def test_direct_io_goes_past_the_cache_of_a_disk_but_not_of_memory() -> None:
+    direct = workload(pattern=Pattern.RANDOM, block_size=4 * KiB, direct=True)
+
+    assert options(Fio().command(direct, DISK))["direct"] == "1"
+    # tmpfs has no device below its page cache (and older kernels refuse O_DIRECT).
+    assert options(Fio().command(direct, TMPFS))["direct"] == "0"
+
+
+def test_a_time_based_run_writes_for_its_seconds_over_its_files() -> None:
+    argv = Fio().command(workload(size_per_process=64 * MiB, seconds=2), DISK)
+
+    assert "--time_based" in argv and options(argv)["runtime"] == "2s"
+    assert options(argv)["size"] == str(64 * MiB)  # the file it goes over again
+    assert "--time_based" not in Fio().command(workload(), DISK)
+
+
+def test_a_time_based_run_reads_nothing_back() -> None:
+    with pytest.raises(ValueError, match="reads nothing back"):
+        workload(seconds=2, read_back=True)
 
 
 def test_it_forks_one_job_per_process_in_a_single_slurm_task() -> None:

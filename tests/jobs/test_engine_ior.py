@@ -96,9 +96,20 @@ def test_random_offsets_on_a_shared_file_do_not_reorder_tasks() -> None:
 
 
 def test_it_never_asks_for_o_direct_on_tmpfs() -> None:
-    argv = Ior().command(workload(), Target(directory="/dev/shm/x", tmpfs=True))
+    for w in (workload(), workload(direct=True)):
+        argv = Ior().command(w, Target(directory="/dev/shm/x", tmpfs=True))
+        assert not any("odirect" in arg or arg == "-B" for arg in argv)
 
-    assert not any("odirect" in arg or arg == "-B" for arg in argv)
+
+def test_direct_io_on_a_disk_is_iors_posix_odirect() -> None:
+    argv = Ior().command(workload(direct=True), Target(directory="/scratch/x"))
+
+    assert "--posix.odirect" in argv
+
+
+def test_a_time_based_run_is_left_to_fio() -> None:
+    with pytest.raises(ValueError, match="time-based runs need fio"):
+        Ior().command(workload(seconds=2), Target(directory="/scratch/x"))
 
 
 def test_many_small_files_are_left_to_fio() -> None:
