@@ -117,6 +117,15 @@ class Exercise(models.Model):
     file_per_process = models.BooleanField(default=True)
     fsync = models.BooleanField(default=True)
     read_back = models.BooleanField(default=False, help_text="Read the data back after writing")
+    direct_io = models.BooleanField(
+        default=False, help_text="Past the page cache (O_DIRECT), on targets not in memory"
+    )
+    seconds = models.PositiveSmallIntegerField(
+        null=True, blank=True, help_text="Time-based: write for this long (empty: once through)"
+    )
+    # What one run of it should show (exercises/lessons.py), e.g.
+    # {"faster": "tmp", "slower": "global", "factor": 5, "text": "..."}.
+    claims = models.JSONField(default=list, blank=True)
     engine = models.CharField(
         max_length=8, choices=ENGINE_CHOICES, blank=True, help_text="Empty: the site's engine"
     )
@@ -142,6 +151,8 @@ class Exercise(models.Model):
             file_per_process=self.file_per_process,
             fsync=self.fsync,
             read_back=self.read_back,
+            direct=self.direct_io,
+            seconds=self.seconds,
         )
 
     @property

@@ -4,10 +4,14 @@
 #   $HOME    /srv/storagelab/home     a small ext4 image on a loop device, mounted
 #            sync,dirsync (every write and every file creation waits until it is on
 #            the disk) and capped at $HOME_MIB_S MiB/s each way: a slow, safe home.
-#   $GLOBAL  /srv/storagelab/global   a plain directory on the VM's ext4 disk.
+#   $GLOBAL  /srv/storagelab/global   an ext4 image on a loop device straight to the
+#            disk, capped at $GLOBAL_IOPS requests a second each way: the disk at its
+#            own streaming speed, with the seeks of a few spinning disks, as the
+#            parallel filesystems of the course's sites had.
 #   $SCRATCH /srv/storagelab/scratch  an ext4 image without a journal, mounted
 #            nobarrier, on a loop device over a cached file: fsync returns once
-#            the data is in the VM's memory. Fast, and unsafe in a crash.
+#            the data is in the VM's memory. Fast, and unsafe in a crash; capped at
+#            $SCRATCH_IOPS requests a second, the seeks of more (or faster) disks.
 #   $TMPDIR  a tmpfs of its own per account, size-limited (account.sh mounts it).
 # Idempotent: does nothing when all is in place; after a reboot it attaches and
 # mounts the images again. What this machine cannot do (no loop devices, no blkio
@@ -24,14 +28,18 @@ DISK_ROOT=${STORAGELAB_DISK_ROOT:-/srv/storagelab}
 IMAGE_DIR=${STORAGELAB_IMAGE_DIR:-$STATE_DIR/storage}
 HOME_SIZE=${STORAGELAB_HOME_SIZE:-4G}
 SCRATCH_SIZE=${STORAGELAB_SCRATCH_SIZE:-8G}
+GLOBAL_SIZE=${STORAGELAB_GLOBAL_SIZE:-16G}
 HOME_MIB_S=${STORAGELAB_HOME_MIB_S:-20}
+GLOBAL_IOPS=${STORAGELAB_GLOBAL_IOPS:-400}
+SCRATCH_IOPS=${STORAGELAB_SCRATCH_IOPS:-2000}
+GLOBAL_OPTIONS=noatime
 HOME_OPTIONS=sync,dirsync
 SCRATCH_OPTIONS=noatime,nobarrier
 BLKIO=/sys/fs/cgroup/blkio
 
 apt_install e2fsprogs mount util-linux
-mkdir -p "$DISK_ROOT/global" "$IMAGE_DIR"
-chmod 0755 "$DISK_ROOT" "$DISK_ROOT/global"
+mkdir -p "$DISK_ROOT" "$IMAGE_DIR"
+chmod 0755 "$DISK_ROOT"
 
 # image_mount NAME SIZE LOOP_DIRECT_IO MOUNT_OPTIONS MKFS_OPTION...: the ext4 image
 # $IMAGE_DIR/NAME.img mounted on $DISK_ROOT/NAME through a loop device. Sets LOOP to
@@ -97,25 +105,34 @@ image_mount() {
 # so sync waits for the disk and the throttle below sees every request.
 image_mount home "$HOME_SIZE" on "$HOME_OPTIONS"
 home_loop=$LOOP
+# $GLOBAL: straight to the disk as well, with nothing but its cap on requests.
+image_mount global "$GLOBAL_SIZE" on "$GLOBAL_OPTIONS"
+global_loop=$LOOP
 # $SCRATCH: no journal; nobarrier sends no cache flush, and the loop device's buffered
 # writes complete once in the page cache of its image file.
 image_mount scratch "$SCRATCH_SIZE" off "$SCRATCH_OPTIONS" -O ^has_journal
+scratch_loop=$LOOP
 
-# The cap on $HOME's loop device, for every process and for the kernel's writeback
-# too: in the root of the cgroup v1 blkio hierarchy (cgroup v2 has no io.max at its
-# root, and a job's own cgroup would not be charged for its buffered writes in v1).
-if [ -n "$home_loop" ]; then
-  device=$(lsblk -dno MAJ:MIN "$home_loop" | tr -d ' ')
-  bps=$((HOME_MIB_S * 1048576))
-  if [ -w "$BLKIO/blkio.throttle.write_bps_device" ]; then
-    for direction in write read; do
-      file=$BLKIO/blkio.throttle.${direction}_bps_device
-      grep -qx "$device $bps" "$file" || {
-        echo "$device $bps" >"$file"
-        say "capped $home_loop ($DISK_ROOT/home) at $HOME_MIB_S MiB/s ${direction}s"
-      }
-    done
-  else
-    say "no cgroup v1 blkio throttle on this machine, so $DISK_ROOT/home is not capped at $HOME_MIB_S MiB/s (only sync)"
+# cap LOOP WHAT VALUE LABEL: a throttle on LOOP's reads and writes (WHAT: bps or iops),
+# for every process and for the kernel's writeback too: in the root of the cgroup v1
+# blkio hierarchy (cgroup v2 has no io.max at its root, and a job's own cgroup would
+# not be charged for its buffered writes in v1).
+cap() {
+  local loop=$1 what=$2 value=$3 label=$4 device direction file
+  [ -n "$loop" ] || return 0
+  if [ ! -w "$BLKIO/blkio.throttle.write_${what}_device" ]; then
+    say "no cgroup v1 blkio throttle on this machine, so $label is not capped"
+    return 0
   fi
-fi
+  device=$(lsblk -dno MAJ:MIN "$loop" | tr -d ' ')
+  for direction in write read; do
+    file=$BLKIO/blkio.throttle.${direction}_${what}_device
+    grep -qx "$device $value" "$file" || {
+      echo "$device $value" >"$file"
+      say "capped $loop at $label ${direction}s"
+    }
+  done
+}
+cap "$home_loop" bps $((HOME_MIB_S * 1048576)) "$HOME_MIB_S MiB/s ($DISK_ROOT/home)"
+cap "$global_loop" iops "$GLOBAL_IOPS" "$GLOBAL_IOPS requests/s ($DISK_ROOT/global)"
+cap "$scratch_loop" iops "$SCRATCH_IOPS" "$SCRATCH_IOPS requests/s ($DISK_ROOT/scratch)"

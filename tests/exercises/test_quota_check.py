@@ -23,14 +23,14 @@ def start(client, *targets: str, exercise: str = "1a"):
 
 
 def test_a_run_that_does_not_fit_starts_nothing_and_says_what_to_do(client, ada) -> None:
-    fill(ada, "scratch", 10 * GiB - 8 * MiB, bytes_hard=10 * GiB)  # 8 MiB left; 1a writes 16
+    fill(ada, "scratch", 10 * GiB - 8 * MiB, bytes_hard=10 * GiB)  # 8 MiB left; 1a writes 64 MiB
     client.force_login(ada.user)
 
     response = start(client, "home", "scratch")
 
     assert response.status_code == 400
     page = response.content.decode()
-    assert "This run needs 16 MiB on $SCRATCH, but only 8 MiB of your space quota is left" in page
+    assert "This run needs 64 MiB on $SCRATCH, but only 8 MiB of your space quota is left" in page
     assert "Free some space in /srv/storagelab/scratch/sl-ada or choose another target" in page
     assert not BenchmarkRun.objects.exists()  # not even on $HOME, where it would fit
 
@@ -46,7 +46,7 @@ def test_too_many_files_for_the_file_quota_is_refused_too(client, ada) -> None:
 
 
 def test_a_run_that_fits_starts(client, ada) -> None:
-    fill(ada, "scratch", 10 * GiB - 17 * MiB, bytes_hard=10 * GiB)
+    fill(ada, "scratch", 10 * GiB - 65 * MiB, bytes_hard=10 * GiB)
     client.force_login(ada.user)
 
     assert start(client, "scratch").status_code == 302

@@ -11,6 +11,7 @@ from django.core.exceptions import ValidationError
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
+from exercises import lessons
 from exercises.management.commands.load_site_profile import PROFILES, load
 from exercises.models import ReferenceResult, SiteProfile
 
@@ -230,3 +231,52 @@ def test_the_old_write_mib_s_still_reads_as_a_write_figure_in_mib_s() -> None:
         "MiB/s",
         "course, 2019",
     )
+
+
+def test_the_dev_exercises_state_the_lessons_the_lesson_check_counts() -> None:
+    call_command("load_site_profile", "dev", stdout=io.StringIO())
+    profile = SiteProfile.objects.get(name="dev")
+    claims = {
+        e.key: [(str(c.faster), str(c.slower), c.factor) for c in lessons.claims_of(e)]
+        for e in profile.exercises.all()
+        if e.claims
+    }
+
+    assert claims == {
+        "1a": [("1a/tmp", "1a/global", 1.0), ("1a/global", "1a/home", 1.0)],
+        "1b": [("1b/tmp", "1a/tmp", 1.0)],
+        "2a": [
+            ("2a/tmp", "2a/global", 5.0),
+            ("1a/global", "2a/global", 1.0),
+            ("1a/scratch", "2a/scratch", 1.0),
+        ],
+        "2b": [("2b/tmp", "2b/global", 1.0)],
+    }
+    # Each runs 2 seconds past the page cache, and says so and why on its page.
+    for key in claims:
+        exercise = profile.exercises.get(key=key)
+        assert (exercise.seconds, exercise.direct_io) == (2, True)
+        assert "Why this way:" in exercise.measures
+
+
+CLAIM_MISTAKES = {
+    "a target the site lacks": ({"faster": "gpfs", "slower": "global"}, "no target 'gpfs'"),
+    "an exercise the site lacks": ({"faster": "9z/tmp", "slower": "tmp"}, "no exercise '9z'"),
+    "a side against itself": ({"faster": "tmp", "slower": "1a/tmp"}, "compared with itself"),
+    "a factor below 1": ({"factor": 0.5}, "factor 0.5 is not 1 or more"),
+    "no lesson in words": ({"text": " "}, "say the lesson in a sentence"),
+    "an unknown field": ({"by": 5}, "unknown field(s) by"),
+}
+
+
+@pytest.mark.parametrize("changes, message", CLAIM_MISTAKES.values(), ids=CLAIM_MISTAKES.keys())
+def test_a_claim_with_a_mistake_is_refused_and_nothing_is_stored(changes, message) -> None:
+    data = tomllib.loads((PROFILES / "dev.toml").read_text())
+    data["profile"]["name"] = "claims-site"
+    exercise = next(e for e in data["exercises"] if e["key"] == "1a")
+    exercise["claims"] = [exercise["claims"][0] | changes]
+
+    with pytest.raises(ValueError, match=re.escape(message)):
+        load(data)
+
+    assert not SiteProfile.objects.filter(name="claims-site").exists()

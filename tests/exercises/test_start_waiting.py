@@ -135,9 +135,9 @@ def test_a_quota_problem_refuses_every_run_of_the_click_waiting_or_not(
     ada, dev_profile, settings
 ) -> None:
     settings.MAX_ACTIVE_RUNS_PER_USER = 1
-    fill(ada.cluster_account, "tmp", 2 * GiB - 8 * MiB, bytes_hard=2 * GiB)  # 1a writes 16 MiB
+    fill(ada.cluster_account, "tmp", 2 * GiB - 8 * MiB, bytes_hard=2 * GiB)  # 1a writes 64 MiB
 
-    with pytest.raises(StartRefused, match=r"needs 16 MiB on \$TMPDIR"):
+    with pytest.raises(StartRefused, match=r"needs 64 MiB on \$TMPDIR"):
         start_runs(ada, dev_profile.exercises.get(key="1a"), targets(dev_profile, "home", "tmp"))
 
     assert not BenchmarkRun.objects.exists()

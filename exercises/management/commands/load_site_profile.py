@@ -3,6 +3,8 @@
 A target may carry a `[targets.quota]` table (collector, filesystem): how its usage is
 collected, see exercises/quota/sources.py.
 
+An exercise may state what one run of it should show, as `claims` (exercises/lessons.py).
+
 A reference is a figure the site published for an exercise on a target, kept in the
 unit it was published in, with where it comes from:
 
@@ -26,6 +28,7 @@ from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import transaction
 
+from exercises import lessons
 from exercises.models import (
     BANDWIDTH_METRICS,
     Exercise,
@@ -99,6 +102,11 @@ def load(data: dict[str, Any]) -> SiteProfile:
             defaults={"order": order, **_pick(item, EXERCISE_FIELDS, "exercise")},
         )
         exercise.full_clean()
+    # Claims name other exercises and targets: checked once all are in.
+    exercise_keys = set(profile.exercises.values_list("key", flat=True))
+    target_keys = set(profile.targets.values_list("key", flat=True))
+    for exercise in profile.exercises.all():
+        lessons.parse(exercise.claims, exercise.key, exercise_keys, target_keys)
     seen: set[tuple[str, str, str]] = set()
     for number, item in enumerate(data.get("references", []), start=1):
         reference = _reference(profile, item, f"reference {number}")

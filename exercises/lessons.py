@@ -1,0 +1,168 @@
+"""What one run of an exercise should show, and whether runs show it.
+
+A site's profile states each exercise's lesson as claims, in the exercise's entry:
+
+    claims = [
+      { faster = "tmp", slower = "global", factor = 5, text = "..." },
+      { faster = "1a/global", slower = "global", text = "..." },
+    ]
+
+A side is a target of this exercise ("tmp") or an exercise on a target ("1a/global":
+random writes against streaming on the same disk). The claim holds when the faster
+side's write figure is at least `factor` times the slower side's. The lab tells a
+trainee whether their own latest runs show it; `make bench` counts how often single
+runs do (bench/test_lessons.py), which is how a site knows its exercises teach.
+"""
+
+import math
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any
+
+CLAIM_FIELDS = {"faster", "slower", "factor", "text"}
+
+
+@dataclass(frozen=True)
+class Side:
+    exercise: str  # exercise key
+    target: str  # target key
+
+    def __str__(self) -> str:
+        return f"{self.exercise}/{self.target}"
+
+
+@dataclass(frozen=True)
+class Claim:
+    faster: Side
+    slower: Side
+    factor: float
+    text: str  # the lesson in a sentence, as the exercise's page says it
+
+
+def parse(
+    raw: Any,
+    exercise: str,
+    exercises: Iterable[str] | None = None,
+    targets: Iterable[str] | None = None,
+) -> list[Claim]:
+    """The claims of exercise `exercise` as its profile gives them, checked against
+    the profile's exercise and target keys when given; ValueError says what to fix."""
+    known = (
+        None if exercises is None else set(exercises),
+        None if targets is None else set(targets),
+    )
+    if not isinstance(raw, list):
+        raise ValueError(f"exercise {exercise!r}: claims is a list of tables")
+    claims = []
+    for number, item in enumerate(raw, start=1):
+        which = f"exercise {exercise!r}, claim {number}"
+        if not isinstance(item, dict):
+            raise ValueError(f"{which}: a claim is a table (faster, slower, factor, text)")
+        if unknown := set(item) - CLAIM_FIELDS:
+            raise ValueError(f"{which}: unknown field(s) {', '.join(sorted(unknown))}")
+        if missing := sorted({"faster", "slower", "text"} - set(item)):
+            raise ValueError(f"{which}: missing {', '.join(missing)}")
+        factor = item.get("factor", 1)
+        if isinstance(factor, bool) or not isinstance(factor, int | float):
+            raise ValueError(f"{which}: factor {factor!r} is not a number")
+        if not (math.isfinite(factor) and factor >= 1):
+            raise ValueError(f"{which}: factor {factor} is not 1 or more")
+        faster, slower = (
+            _side(item[name], exercise, *known, which) for name in ("faster", "slower")
+        )
+        if faster == slower:
+            raise ValueError(f"{which}: {faster} is compared with itself")
+        if not str(item["text"]).strip():
+            raise ValueError(f"{which}: say the lesson in a sentence (text)")
+        claims.append(Claim(faster, slower, float(factor), str(item["text"]).strip()))
+    return claims
+
+
+def _side(
+    value: Any, exercise: str, exercises: set[str] | None, targets: set[str] | None, which: str
+) -> Side:
+    if not isinstance(value, str):
+        raise ValueError(f"{which}: {value!r} is not a target key or exercise/target")
+    key, _, target = value.rpartition("/")
+    side = Side(key or exercise, target)
+    if not side.target:
+        raise ValueError(f"{which}: {value!r} names no target")
+    if exercises is not None and side.exercise not in exercises:
+        raise ValueError(f"{which}: no exercise {side.exercise!r} in this profile")
+    if targets is not None and side.target not in targets:
+        raise ValueError(f"{which}: no target {side.target!r} in this profile")
+    return side
+
+
+def claims_of(exercise: Any) -> list[Claim]:
+    """An Exercise's claims (load_site_profile checked their keys against its site)."""
+    return parse(exercise.claims, exercise.key)
+
+
+@dataclass(frozen=True)
+class Verdict:
+    claim: Claim
+    fast: float | None  # MiB/s of the faster side, None: no run yet
+    slow: float | None
+
+    @property
+    def ratio(self) -> float | None:
+        if not self.fast or not self.slow:
+            return None
+        return self.fast / self.slow
+
+    @property
+    def holds(self) -> bool | None:
+        """True: the figures show the lesson; False: they do not; None: a side has no
+        figure yet."""
+        ratio = self.ratio
+        return None if ratio is None else ratio >= self.claim.factor
+
+
+def judge(claims: Iterable[Claim], figure: Callable[[Side], float | None]) -> list[Verdict]:
+    """Each claim set against `figure`: (exercise, target) -> MiB/s or None."""
+    return [Verdict(c, figure(c.faster), figure(c.slower)) for c in claims]
+
+
+def sides(claims: Iterable[Claim]) -> set[Side]:
+    return {s for c in claims for s in (c.faster, c.slower)}
+
+
+WHY_RUNS_VARY = (
+    "A single run can be disturbed by whatever else used the node or the disk at that "
+    "moment: run both again, and compare with the site's measured median below."
+)
+
+
+@dataclass(frozen=True)
+class Line:
+    """A verdict as the lab page says it."""
+
+    claim: str
+    state: str  # "shown", "not-shown" or "pending" (a CSS class too)
+    detail: str
+
+
+def line(verdict: Verdict, names: dict[str, str]) -> Line:
+    c = verdict.claim
+
+    def side(s: Side) -> str:
+        return f"{s.exercise} on {names.get(s.target, s.target)}"
+
+    if verdict.holds is None:
+        return Line(c.text, "pending", f"Run {side(c.faster)} and {side(c.slower)} to see it.")
+    figures = (
+        f"Your latest runs: {side(c.faster)} {verdict.fast:,.1f} MiB/s, {side(c.slower)} "
+        f"{verdict.slow:,.1f} MiB/s ({times(verdict.ratio)})"
+    )
+    if verdict.holds:
+        return Line(c.text, "shown", f"{figures}: they show it.")
+    needed = f", and the lesson needs {c.factor:g}×" if c.factor > 1 else ""
+    return Line(c.text, "not-shown", f"{figures}{needed}: they do not show it. {WHY_RUNS_VARY}")
+
+
+def times(ratio: float | None) -> str:
+    """'7.6×', '0.8×': one decimal below 10, none above."""
+    if ratio is None:
+        return "–"
+    return f"{ratio:,.1f}×" if ratio < 10 else f"{ratio:,.0f}×"

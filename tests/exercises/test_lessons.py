@@ -1,0 +1,31 @@
+"""Whether runs show an exercise's lesson (exercises/lessons.py), as the lab says it."""
+
+from exercises.lessons import Claim, Side, judge, line
+
+TMP, GLOBAL = Side("2a", "tmp"), Side("2a", "global")
+FIVE_TIMES = Claim(TMP, GLOBAL, 5.0, "Memory takes small random writes at least 5× as fast.")
+NAMES = {"tmp": "$TMPDIR", "global": "$GLOBAL"}
+
+
+def test_a_claim_holds_from_its_factor_on() -> None:
+    (shown,) = judge([FIVE_TIMES], {TMP: 500.0, GLOBAL: 100.0}.get)
+    (short,) = judge([FIVE_TIMES], {TMP: 499.0, GLOBAL: 100.0}.get)
+    (pending,) = judge([FIVE_TIMES], {TMP: 500.0}.get)
+
+    assert (shown.holds, short.holds, pending.holds) == (True, False, None)
+    assert shown.ratio == 5.0 and pending.ratio is None
+
+
+def test_the_lab_says_what_the_runs_show_with_both_figures() -> None:
+    (shown,) = judge([FIVE_TIMES], {TMP: 4148.4, GLOBAL: 1.6}.get)
+    (short,) = judge([FIVE_TIMES], {TMP: 6.0, GLOBAL: 1.6}.get)
+    (pending,) = judge([FIVE_TIMES], {GLOBAL: 1.6}.get)
+
+    assert line(shown, NAMES).detail == (
+        "Your latest runs: 2a on $TMPDIR 4,148.4 MiB/s, 2a on $GLOBAL 1.6 MiB/s (2,593×): "
+        "they show it."
+    )
+    assert line(short, NAMES).state == "not-shown"
+    assert "(3.8×), and the lesson needs 5×: they do not show it." in line(short, NAMES).detail
+    assert "run both again" in line(short, NAMES).detail
+    assert line(pending, NAMES).detail == "Run 2a on $TMPDIR and 2a on $GLOBAL to see it."
