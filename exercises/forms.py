@@ -1,9 +1,15 @@
+import secrets
 from collections.abc import Iterable
 
 from django import forms
+from django.core.validators import RegexValidator
 
 from exercises.models import SiteProfile, StorageTarget
 from exercises.start import REPEATS
+
+
+def new_click() -> str:
+    return secrets.token_hex(8)
 
 
 class StartRunsForm(forms.Form):
@@ -28,6 +34,14 @@ class StartRunsForm(forms.Form):
             "invalid_choice": "%(value)s is not a number of runs the lab offers: run "
             f"each target {', '.join(map(str, REPEATS[:-1]))} or {REPEATS[-1]} times."
         },
+    )
+
+    # One per rendered form (new_click): the server starts a click's runs once.
+    click = forms.CharField(
+        required=False,
+        max_length=32,
+        widget=forms.HiddenInput,
+        validators=[RegexValidator(r"^[0-9a-f]*$", "The form is damaged: reload the page.")],
     )
 
     def __init__(self, *args: object, targets: Iterable[StorageTarget], **kwargs: object):
@@ -57,11 +71,17 @@ class AdvisorForm(forms.Form):
         label="About how many files?", required=False, min_value=0, max_value=10**10
     )
     data_gib = forms.FloatField(
-        label="How much data does it read or write (GB)?", min_value=0, max_value=10**7
+        label="How much data does it read or write (GiB)?",
+        min_value=0,
+        max_value=10**7,
+        # The advice answers in GiB: one unit on both sides of the page.
+        help_text="In GiB, as ls -lh and df -h count: 1 GiB is 1.074 GB.",
     )
-    node_memory_gib = forms.FloatField(label="Memory per node (GB)", min_value=0.1, max_value=10**5)
+    node_memory_gib = forms.FloatField(
+        label="Memory per node (GiB)", min_value=0.1, max_value=10**5
+    )
     app_memory_gib = forms.FloatField(
-        label="Memory the program itself needs (GB)", min_value=0, max_value=10**5, initial=0
+        label="Memory the program itself needs (GiB)", min_value=0, max_value=10**5, initial=0
     )
     must_outlive_job = forms.BooleanField(
         label="The results must still be there after the job", required=False, initial=True

@@ -17,7 +17,7 @@ from django.http import Http404
 from django.utils import timezone
 from redis.exceptions import RedisError
 
-from exercises import figures
+from exercises import figures, lessons, site_figures
 from exercises.advisor import TargetFacts
 from exercises.figures import Figures
 from exercises.models import (
@@ -175,6 +175,44 @@ def my_runs(exercise: Exercise, user: AbstractBaseUser, limit: int = 20) -> list
     )
 
 
+def lesson(exercise: Exercise, user: AbstractBaseUser) -> list[lessons.Verdict]:
+    """Whether my latest completed run on each side of the exercise's claims shows its
+    lesson (1 query; none for an exercise that claims nothing)."""
+    claims = lessons.claims_of(exercise)
+    if not claims:
+        return []
+    sides = lessons.sides(claims)
+    latest: dict[lessons.Side, float] = {}
+    rows = (
+        RunResult.objects.with_write_figure()
+        .filter(
+            run__user=user,
+            run__calibration=None,
+            run__status=RunStatus.COMPLETED,
+            run__exercise__profile_id=exercise.profile_id,
+            run__exercise__key__in={s.exercise for s in sides},
+            run__target__key__in={s.target for s in sides},
+        )
+        # The newest per exercise and target (PostgreSQL's DISTINCT ON).
+        .order_by("run__exercise__key", "run__target__key", "-run__created_at")
+        .distinct("run__exercise__key", "run__target__key")
+        .values_list("run__exercise__key", "run__target__key", "write_bytes_per_s")
+    )
+    for exercise_key, target_key, bytes_per_s in rows:
+        side = lessons.Side(exercise_key, target_key)
+        if side in sides:
+            latest[side] = mib(bytes_per_s)
+    return lessons.judge(claims, latest.get)
+
+
+def lesson_lines(
+    exercise: Exercise, user: AbstractBaseUser, rows: list[Figures]
+) -> list[lessons.Line]:
+    """The lesson as the runs panel says it; `rows` (the comparison) name the targets."""
+    names = {row.target.key: row.target.name for row in rows}
+    return [lessons.line(v, names) for v in lesson(exercise, user)]
+
+
 def target_figures(target: StorageTarget, user: AbstractBaseUser) -> list[Figures]:
     """Per exercise: what I measured on this target, and the site's reference."""
     mine = RunResult.objects.filter(run__target=target, run__user=user, run__calibration=None)
@@ -190,34 +228,19 @@ def get_target(profile: SiteProfile, key: str) -> StorageTarget:
 
 
 def target_facts(profile: SiteProfile) -> list[TargetFacts]:
-    """The advisor's view of each target: its properties, and its best sequential and
-    random write figures: the site's references, else what was measured here."""
-    best: dict[tuple[int, str], float] = {}
-
-    def keep(target_id: int, pattern: str, mib_s: float) -> None:
-        key = (target_id, pattern)
-        best[key] = max(best.get(key, 0.0), mib_s)
-
-    plain = {"files_per_process": 1, "fsync": True}  # not the small-files or cache exercises
-    for ref in ReferenceResult.objects.filter(
-        exercise__profile=profile,
-        metric=Metric.WRITE,
-        **{f"exercise__{k}": v for k, v in plain.items()},
-    ).select_related("exercise"):
-        # MB/s figures converted; a write figure in ops/s (the admin allows one) is none.
-        if ref.mib_s is not None:
-            keep(ref.target_id, ref.exercise.pattern, ref.mib_s)
-    if not best:
-        measured = (
-            RunResult.objects.with_write_figure()
-            .filter(
-                run__exercise__profile=profile,
-                **{f"run__exercise__{k}": v for k, v in plain.items()},
-            )
-            .values_list("run__target_id", "run__exercise__pattern", "write_bytes_per_s")
-        )
-        for target_id, pattern, bytes_per_s in measured:
-            keep(target_id, pattern, mib(bytes_per_s))
+    """The advisor's view of each target: its properties, and its sequential and
+    random write figures: the medians of the site's plainest streaming and random
+    exercise that has figures (one process writing one file and fsyncing it, 1a and
+    2a, where the site has them), from exercises/site_figures.py (measured here, else
+    the class's runs, else published)."""
+    figures_of: dict[str, site_figures.SiteFigures] = {}
+    for pattern in ("sequential", "random"):
+        found: site_figures.SiteFigures = {}
+        for exercise in plainest(profile, pattern):
+            found = site_figures.for_exercise(profile, exercise.key, Metric.WRITE)
+            if found:
+                break
+        figures_of[pattern] = found
     return [
         TargetFacts(
             key=t.key,
@@ -227,12 +250,31 @@ def target_facts(profile: SiteProfile) -> list[TargetFacts]:
             shared=t.shared,
             use_for=tuple(t.use_for),
             avoid_for=tuple(t.avoid_for),
-            sequential_mib_s=best.get((t.pk, "sequential")),
-            random_mib_s=best.get((t.pk, "random")),
+            sequential_mib_s=_mib_s(figures_of["sequential"].get(t.key)),
+            random_mib_s=_mib_s(figures_of["random"].get(t.key)),
             quota_gib=t.quota_bytes / GiB if t.quota_bytes else None,
         )
         for t in profile.targets.all()
     ]
+
+
+def plainest(profile: SiteProfile, pattern: str) -> list[Exercise]:
+    """The site's exercises of `pattern` that write one file per process and fsync it
+    (not many small files, not the page-cache trap), fewest processes first, then in
+    the site's order: the yardsticks of that pattern (1a, 2a)."""
+    found = [
+        e
+        for e in profile.exercises.all()
+        if e.pattern == pattern
+        and e.files_per_process == 1
+        and e.fsync
+        and not e.measures_metadata
+    ]
+    return sorted(found, key=lambda e: e.processes)  # stable: the site's order
+
+
+def _mib_s(figure: site_figures.SiteFigure | None) -> float | None:
+    return figure.mib_s if figure else None
 
 
 # What the runs panel shows depends on, in SQL: a class polls it about 100 times a

@@ -41,10 +41,15 @@ class StartRefused(Exception):
 
 
 def start_runs(
-    user: AbstractBaseUser, exercise: Exercise, targets: list[StorageTarget], repeat: int = 1
+    user: AbstractBaseUser,
+    exercise: Exercise,
+    targets: list[StorageTarget],
+    repeat: int = 1,
+    click: str = "",
 ) -> list[BenchmarkRun]:
     """`repeat` runs of `exercise` on each of `targets` (queued, or waiting for a
-    slot), or StartRefused."""
+    slot), or StartRefused. `click` names the form's click: a click that started runs
+    already starts nothing (a double click, a form sent again)."""
     if not targets:
         raise StartRefused("Choose at least one storage target to run the exercise on.")
     foreign = [t.name for t in targets if t.profile_id != exercise.profile_id]
@@ -60,6 +65,11 @@ def start_runs(
             raise StartRefused(
                 "Your portal login has no cluster account, so no job can run for you. "
                 "Ask your instructor or the HPC support team to link one."
+            )
+        if click and click == account.last_click:
+            raise StartRefused(
+                "These runs were started by your first click already: they are listed "
+                "below. Click Start runs again to start more."
             )
         problems = quota_problems(account, targets, exercise.workload)
         if any(problems):
@@ -78,6 +88,8 @@ def start_runs(
         else:  # older waiting runs go first; then these, as far as the slots go
             queued = {run.pk: run for run in queue_waiting(user.pk)}
         _check_waiting_cap(user, runs, queued)
+        if click:
+            ClusterAccount.objects.filter(pk=account.pk).update(last_click=click)
         # The queued ones as their enqueueing holds them (admitted or promoted): the
         # page reads what it said (a broker outage) once this is committed.
         return [queued.get(run.pk, run) for run in runs]

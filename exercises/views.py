@@ -1,5 +1,6 @@
 from collections import Counter
 
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
@@ -9,7 +10,7 @@ from django.views.decorators.http import require_POST
 from exercises import lab
 from exercises.advisor import Access, FileShape, Question, advise
 from exercises.figures import chart
-from exercises.forms import AdvisorForm, StartRunsForm
+from exercises.forms import AdvisorForm, StartRunsForm, new_click
 from exercises.models import Exercise
 from exercises.start import StartRefused, start_runs
 from jobs import slots
@@ -31,7 +32,8 @@ def exercise_detail(request: HttpRequest, key: str) -> HttpResponse:
         return _runs_panel(request, panel)
     # ?targets=tmp&targets=home ticks those targets (Check my job links here so).
     form = StartRunsForm(
-        targets=lab.site_of(panel).targets, initial={"targets": request.GET.getlist("targets")}
+        targets=lab.site_of(panel).targets,
+        initial={"targets": request.GET.getlist("targets"), "click": new_click()},
     )
     return _page(request, panel, form)
 
@@ -47,7 +49,8 @@ def exercise_start(request: HttpRequest, key: str) -> HttpResponse:
     # What the page shows now: the runs just started with the others.
     panel = lab.panel_state(key, request.user)
     if request.htmx:
-        ctx = _panel_context(request, panel) | {"notice": notice}
+        # The form's next click gets a name of its own (swapped in out of band).
+        ctx = _panel_context(request, panel) | {"notice": notice, "next_click": new_click()}
         return render(request, "exercises/exercise_detail.html#runs-panel", ctx)
     if failed:
         return _page(request, panel, form, notice, status=400)
@@ -72,7 +75,8 @@ def _runs_panel(request: HttpRequest, panel: lab.PanelState) -> HttpResponse:
         return not_modified
     ctx = _panel_context(request, panel)
     response = render(request, "exercises/exercise_detail.html#runs-panel", ctx)
-    return poll_answer(response, still_polling=ctx["polling"], version=panel.version)
+    still = ctx["polling"] or bool(ctx["class_refresh"])
+    return poll_answer(response, still_polling=still, version=panel.version)
 
 
 def _panel_context(request: HttpRequest, panel: lab.PanelState) -> dict:
@@ -90,7 +94,11 @@ def _panel_context(request: HttpRequest, panel: lab.PanelState) -> dict:
         "figures": figures,
         "chart": chart(figures, "mine", "class", "reference", "measured"),
         "rates": lab.rates(exercise, request.user, figures) if exercise.measures_metadata else None,
+        "lesson": lab.lesson_lines(exercise, request.user, figures),
         "polling": any(run.status in UNFINISHED_STATUSES for run in runs),
+        # In a course, the class's figures come in after mine are done: the panel looks
+        # again at the pace they refresh (a 304 while nothing changed).
+        "class_refresh": settings.CLASS_REFRESH_SECONDS if panel.courses else None,
         "version": panel.version,  # its polls send it back (portal/polling.py)
     }
 
@@ -103,7 +111,11 @@ def _start_runs(request: HttpRequest, exercise: Exercise, form: StartRunsForm) -
         return {"level": "error", "text": " ".join(errors)}
     try:
         runs = start_runs(
-            request.user, exercise, form.chosen_targets(), form.cleaned_data["repeat"]
+            request.user,
+            exercise,
+            form.chosen_targets(),
+            form.cleaned_data["repeat"],
+            click=form.cleaned_data["click"],
         )
     except StartRefused as refused:
         return {"level": "error", "text": str(refused)}

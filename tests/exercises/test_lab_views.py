@@ -150,7 +150,8 @@ def test_pages_stay_within_a_fixed_number_of_queries_with_1000_runs(
     run = BenchmarkRun.objects.filter(user=lab_user).first()
     client.force_login(lab_user)
 
-    for url, budget in (("/lab/", 8), ("/lab/1a/", 10), (f"/jobs/runs/{run.key}/", 6)):
+    # The lab page's eleventh: whether my latest runs show the exercise's lesson.
+    for url, budget in (("/lab/", 8), ("/lab/1a/", 11), (f"/jobs/runs/{run.key}/", 6)):
         with django_assert_max_num_queries(budget):
             assert client.get(url).status_code == 200
 
@@ -262,9 +263,10 @@ def test_the_site_rows_are_read_once_per_process_not_once_per_page(
     client.force_login(lab_user)
     first = client.get("/lab/1a/").content.decode()
 
-    # The session, the user, the panel's state, my runs and my figures; the class's
-    # come from the cache, the site's targets and references from the process.
-    with django_assert_max_num_queries(5):
+    # The session, the user, the panel's state, my runs, my figures and my latest
+    # runs for the lesson; the class's come from the cache, the site's targets and
+    # references from the process.
+    with django_assert_max_num_queries(6):
         again = client.get("/lab/1a/").content.decode()
     compared = "<h2>Compared</h2>"
     assert compared in again
@@ -330,3 +332,44 @@ def test_a_metadata_exercise_compares_my_rates_with_the_measured_and_published_o
     assert "published 884 ops/s" in cells[1]
     assert cells[2] == "20,000" and cells[3] == "–"  # no measured or published stat
     assert 'id="comparison-data"' not in page  # no MiB/s chart for files per second
+
+
+def click_of(html: str) -> str:
+    return re.search(r'name="click" value="([0-9a-f]+)"', html).group(1)
+
+
+def test_a_double_click_on_start_runs_starts_the_runs_once(client, lab_user) -> None:
+    client.force_login(lab_user)
+    page = client.get("/lab/1a/").content.decode()
+    assert 'hx-disabled-elt="this">Start runs</button>' in page  # off while in flight
+    click = click_of(page)
+    headers = {"HX-Request": "true", "HX-Target": "runs-panel"}
+
+    first = client.post("/lab/1a/runs", {"targets": ["tmp"], "click": click}, headers=headers)
+    second = client.post("/lab/1a/runs", {"targets": ["tmp"], "click": click}, headers=headers)
+
+    assert BenchmarkRun.objects.filter(user=lab_user).count() == 1
+    assert "Started 1a on $TMPDIR" in first.content.decode()
+    assert "started by your first click already" in second.content.decode()
+    # The panel a start draws names the form's next click: a second start of its own.
+    next_click = re.search(
+        r'name="click" id="id_click" value="([0-9a-f]+)" hx-swap-oob="true"',
+        first.content.decode(),
+    ).group(1)
+    assert next_click != click
+    client.post("/lab/1a/runs", {"targets": ["tmp"], "click": next_click}, headers=headers)
+    assert BenchmarkRun.objects.filter(user=lab_user).count() == 2
+
+
+def test_a_run_not_yet_completed_shows_no_figure_beside_its_status(
+    client, lab_user, dev_profile
+) -> None:
+    """A result can arrive before the sync sees the job end: no figure until then."""
+    make_runs(lab_user, dev_profile, 1, status=RunStatus.RUNNING)
+    client.force_login(lab_user)
+
+    page = client.get("/lab/1a/").content.decode()
+
+    row = re.search(r'<tr data-run="[^"]+">(.*?)</tr>', page, re.S).group(1)
+    assert "Running" in row and "100.0" not in row
+    assert re.findall(r'<td class="num">([^<]*)</td>', row) == ["–", "–"]
