@@ -34,7 +34,7 @@ from exercises.advisor.question import (
     Recommendation,
     TargetFacts,
 )
-from exercises.advisor.words import job_tags
+from exercises.advisor.words import gib, job_tags
 
 NO_TARGETS_PLAN = (
     "This site has no storage targets set up yet, so there is nothing to recommend: "
@@ -55,7 +55,19 @@ def advise(targets: Sequence[TargetFacts], question: Question) -> Advice:
     verdicts.sort(key=lambda v: (v.block, -v.score))
     return Advice(
         ranking=tuple(v.recommendation() for v in verdicts),
-        plan=plan(verdicts, question, keeper),
+        plan=first_cannot_run(question, plan(verdicts, question, keeper)),
+    )
+
+
+def first_cannot_run(q: Question, plan: str) -> str:
+    """What no storage can fix, said before the plan: a program bigger than a node."""
+    if q.app_memory_gib <= q.node_memory_gib:
+        return plan
+    return (
+        f"First: the program alone needs {gib(q.app_memory_gib)}, more than a node's "
+        f"{gib(q.node_memory_gib)}, so it cannot run on these nodes at all, whatever the "
+        "storage: ask for nodes with more memory or make the program need less. Once it "
+        f"runs: {plan[:1].lower()}{plan[1:]}"
     )
 
 

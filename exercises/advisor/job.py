@@ -64,6 +64,8 @@ def question_for(p: IOProfile, node_memory_gib: float) -> Question:
         must_outlive_job=p.bytes_written > 0,
         shared_between_nodes=p.shared_files > 0 and p.nprocs > RANKS_PER_NODE,
         file_count=p.files,
+        io_time_share=p.io_time_share,
+        reads_input=p.bytes_read > 0,
     )
 
 
@@ -86,8 +88,14 @@ def distance(p: IOProfile, e: ExerciseShape) -> float:
     size, the files per process and the process count, each on a log scale (twice or
     half as many is the same step)."""
     access = pattern_of(p)
-    # A mixed job is half like either pattern.
-    d = 1.5 if access is Access.MIXED else (0.0 if access.value == e.pattern else 3.0)
+    if file_shape_of(p) is FileShape.MANY_SMALL:
+        # What costs is the files, whatever the order of their requests: like the
+        # exercises that write many files, unlike all others.
+        d = 0.0 if e.files_per_process > 1 else 3.0
+    elif access is Access.MIXED:  # half like either pattern
+        d = 1.5
+    else:
+        d = 0.0 if access.value == e.pattern else 3.0
     size = max(p.typical_request_bytes, 1)
     d += abs(math.log2(size / e.block_size)) / 4
     d += abs(math.log2(max(p.nprocs, 1) / e.processes)) / 3
@@ -209,9 +217,17 @@ def advise_job(
     figures_for: FiguresFor,
 ) -> JobAdvice:
     question = question_for(p, node_memory_gib)
-    advice = advise(targets, question)
     exercise = resembles(p, shapes)
-    figures = figures_for(exercise.key, p.bytes_read > p.bytes_written) if exercise else {}
+    figures = figures_for(exercise.key, reads_mostly(p)) if exercise else {}
+    if exercise and figures:
+        # Every figure on the page is the resembling exercise's: the ranking's notes and
+        # the speed-up set the same two numbers beside each other.
+        label = f"exercise {exercise.key}"
+        targets = [
+            replace(t, job_mib_s=figures[t.key][0] if t.key in figures else None, job_label=label)
+            for t in targets
+        ]
+    advice = advise(targets, question)
     return JobAdvice(
         pattern=question.access,
         question=question,
@@ -220,3 +236,7 @@ def advise_job(
         likeness=likeness(p, exercise) if exercise else "",
         speedup=speedup(advice, targets, question, figures, exercise),
     )
+
+
+def reads_mostly(p: IOProfile) -> bool:
+    return p.bytes_read > p.bytes_written

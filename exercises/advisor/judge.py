@@ -31,7 +31,10 @@ W_IN_MEMORY_OTHER = 10.0
 
 def figure_for(t: TargetFacts, q: Question) -> float | None:
     """The figure that matters for this job: random for random I/O and small files
-    (each file is a few small requests), sequential for streaming, both for mixed."""
+    (each file is a few small requests), sequential for streaming, both for mixed; for
+    a job, its resembling exercise's."""
+    if t.job_label:
+        return t.job_mib_s
     if q.access is Access.RANDOM or q.file_shape is FileShape.MANY_SMALL:
         return t.random_mib_s
     if q.access is Access.SEQUENTIAL:
@@ -141,12 +144,13 @@ def judge(
     # 1. What cannot work, or is against the site's rules.
     if q.shared_between_nodes and not t.shared:
         v.stop(Block.IMPOSSIBLE, f"{t.name} is local to each node: other nodes cannot see it.")
+    within_quota = t.quota_gib is None or q.data_gib <= t.quota_gib
     if t.in_memory:
         problem = memory_problem(t, q)
         if problem:
             v.stop(Block.IMPOSSIBLE, problem)
             v.memory_blocked = True
-        else:
+        elif within_quota:  # else the quota below is what stops it: one limit, not two
             v.notes.append(memory_fit(t, q))
     if t.quota_gib is not None:
         share = q.data_gib / t.quota_gib if t.quota_gib else (math.inf if q.data_gib else 0.0)
@@ -203,11 +207,11 @@ def judge(
     weight = W_FIGURES / 6 if light else W_FIGURES
     figure = figure_for(t, q)
     v.score += weight * scale.position(figure)
-    label = figure_label(q)
+    label = t.job_label or figure_label(q)
     if figure is None:
         v.notes.append(f"No {label} figure for {t.name} yet, so its facts alone rank it.")
     else:
-        text = f"Measured {mib_s(figure)} for {label}"
+        text = f"{label[0].upper()}{label[1:]}: {mib_s(figure)}"
         if usual is not None and usual is not t:
             base = figure_for(usual, q)
             if base and figure / base >= 1.5:

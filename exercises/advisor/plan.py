@@ -45,6 +45,12 @@ def plan(verdicts: list[Verdict], q: Question, keeper: TargetFacts | None) -> st
         return no_fit_plan(verdicts, q)
     if not t.persistent:
         if not q.must_outlive_job:
+            if q.reads_input:
+                return (
+                    f"Stage the input into {t.name} at the start of the job and read it "
+                    "there: nothing the job writes has to outlive it, so losing it at the "
+                    "end costs you nothing."
+                )
             return (
                 f"Work in {t.name}: nothing has to outlive the job, so losing it at the end "
                 "costs you nothing."

@@ -20,6 +20,11 @@ class TargetFacts:
     random_mib_s: float | None = None
     quota_gib: float | None = None
     memory_fraction: float = 0.5  # in-memory targets may hold this share of node RAM
+    # The figures of the exercise a job resembles (exercises/advisor/job.py), which
+    # replace the two above for that job, so that every figure on its page is one of
+    # them: job_label names it ("exercise 2a"); empty: none.
+    job_mib_s: float | None = None
+    job_label: str = ""
     # False: a hardware failure can lose the data. An avoid_for phrase such as "the
     # only copy of data" says the same, for callers that only pass the phrases.
     redundant: bool = True
@@ -46,6 +51,12 @@ class Question:
     must_outlive_job: bool = True
     shared_between_nodes: bool = False
     file_count: int | None = None
+    # The share of the job's run time its processes spent in I/O (from its Darshan
+    # log; None: not known, as in the questionnaire). A job that is mostly I/O is never
+    # "light", however few bytes it moves.
+    io_time_share: float | None = None
+    # It reads input it did not write (from its log: bytes read).
+    reads_input: bool = False
 
     def __post_init__(self) -> None:
         if self.data_gib < 0 or self.app_memory_gib < 0:

@@ -9,6 +9,8 @@ from exercises.advisor.question import Access, FileShape, Question, TargetFacts
 # choice of filesystem to matter: the site's "non-I/O-intensive" advice applies.
 LIGHT_GIB = 1.0
 LIGHT_FILES = 100
+# ... and spends at most this share of its run time in I/O, where a log says.
+LIGHT_IO_SHARE = 0.1
 
 
 class Tag(StrEnum):
@@ -66,6 +68,7 @@ def is_light(q: Question) -> bool:
         and q.file_shape is FileShape.FEW_LARGE
         and q.data_gib <= LIGHT_GIB
         and (q.file_count or 0) <= LIGHT_FILES
+        and (q.io_time_share is None or q.io_time_share <= LIGHT_IO_SHARE)
     )
 
 
@@ -102,7 +105,7 @@ def gib(x: float) -> str:
 
 
 def mib_s(x: float) -> str:
-    return f"{x:,.0f} MiB/s"
+    return f"{x:,.1f} MiB/s" if x < 10 else f"{x:,.0f} MiB/s"
 
 
 def times(ratio: float) -> str:
