@@ -7,7 +7,7 @@ libdarshan-util is C and a crafted log could make it loop or allocate without en
 """
 
 import math
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
@@ -56,6 +56,9 @@ class IOProfile:
     io_time_s: float  # time in read and write, summed over ranks
     # The most common request sizes ("typical"), from POSIX_ACCESS1..4.
     common_sizes: tuple[tuple[int, int], ...] = field(default=())
+    # Darshan ran out of room for records (its partial_flag): the job opened more files
+    # than the log holds, so every count here is a lower bound.
+    partial: bool = False
 
     @property
     def requests(self) -> int:
@@ -81,6 +84,15 @@ class IOProfile:
     def meta_share(self) -> float:
         total = self.meta_time_s + self.io_time_s
         return self.meta_time_s / total if total > 0 else 0.0
+
+    @property
+    def io_time_share(self) -> float | None:
+        """The share of the job's run time its processes spent in I/O and metadata:
+        their summed times over nprocs × run time (at most 1); None without a run time."""
+        if self.run_time_s <= 0:
+            return None
+        spent = (self.io_time_s + self.meta_time_s) / max(self.nprocs, 1)
+        return min(spent / self.run_time_s, 1.0)
 
     @property
     def typical_request_bytes(self) -> int:
@@ -119,6 +131,10 @@ class IOProfile:
         if not isinstance(data["exe"], str):
             raise TypeError("exe is not text")
         checked["exe"] = data["exe"][:500]
+        partial = data.get("partial", False)
+        if not isinstance(partial, bool):
+            raise TypeError("partial is not true or false")
+        checked["partial"] = partial
         for name in ("write_sizes", "read_sizes"):
             sizes = data[name]
             if not isinstance(sizes, list | tuple) or len(sizes) != len(SIZE_BINS):
@@ -179,9 +195,12 @@ def read_profile(path: Path) -> IOProfile:
                 "this job's reads and writes (was its POSIX module disabled, or did the job "
                 "do no file I/O?), so there is nothing to advise on."
             )
+        modules = backend.log_get_modules(log)
         names = _names(ffi, lib, handle)
         records = _posix_records(backend, log)
-        return _profile(job, backend.log_get_exe(log), records, names)
+        profile = _profile(job, backend.log_get_exe(log), records, names)
+        partial = any(bool(m.get("partial_flag")) for m in modules.values())
+        return replace(profile, partial=partial)
     finally:
         lib.darshan_log_close(handle)
 

@@ -46,6 +46,9 @@ def io(
     footprint: int | None = None,
     meta: float = 0.01,
     reads: bool = False,
+    run_time: float = 60.0,
+    io_time: float = 10.0,
+    partial: bool = False,
 ) -> IOProfile:
     """A job of `requests` of `size` bytes each, `seq`/`consec` of them in order."""
     judged = max(requests - files * procs, 0)
@@ -56,7 +59,7 @@ def io(
         job_id=1,
         uid=1000,
         nprocs=procs,
-        run_time_s=60.0,
+        run_time_s=run_time,
         exe="app",
         bytes_written=0 if reads else moved,
         bytes_read=moved if reads else 0,
@@ -70,9 +73,10 @@ def io(
         files=files,
         shared_files=0,
         footprint_bytes=footprint if footprint is not None else moved,
-        meta_time_s=meta * 10,
-        io_time_s=(1 - meta) * 10,
+        meta_time_s=meta * io_time,
+        io_time_s=(1 - meta) * io_time,
         common_sizes=((size, requests),),
+        partial=partial,
     )
 
 
@@ -131,6 +135,51 @@ TABLE = {
         "2a",
         {"binfs", "home", "binfl"},
         frozenset({"tmp"}),
+    ),
+    # The issue's streaming job: 256 MiB in 1 MiB blocks by a job that ran 0.76 s, all
+    # of it I/O. Few bytes, but I/O is all it does: never "little I/O", never $HOME.
+    "256 MiB streamed by a job that is all I/O": Row(
+        io(size=MiB, requests=256, seq=1.0, consec=1.0, run_time=0.76, io_time=0.76),
+        Access.SEQUENTIAL,
+        FileShape.FEW_LARGE,
+        "1a",
+        PARALLEL_FS,
+        frozenset({"home"}),
+    ),
+    # The same bytes over ten minutes of computing: the choice of filesystem hardly
+    # matters, and the site keeps such files on $HOME.
+    "256 MiB streamed by a job that mostly computes": Row(
+        io(size=MiB, requests=256, seq=1.0, consec=1.0, run_time=600, io_time=0.76),
+        Access.SEQUENTIAL,
+        FileShape.FEW_LARGE,
+        "1a",
+        {"home"},
+    ),
+    "random 4 KiB reads of a 64 MiB input": Row(
+        io(size=4 * KiB, requests=16384, seq=0.5, consec=0.0, reads=True),
+        Access.RANDOM,
+        FileShape.FEW_LARGE,
+        "2a",
+        {"tmp"},
+    ),
+    # Written in scattered order, but what costs is the files: judged by their number
+    # and the time in metadata, not by the order of the requests.
+    "2,000 files of 16 KiB written out of order, most time in metadata": Row(
+        io(size=16 * KiB, requests=2000, files=2000, seq=0.4, consec=0.0, meta=0.7),
+        Access.SEQUENTIAL,
+        FileShape.MANY_SMALL,
+        "3",
+        {"tmp", "binfs"},
+        frozenset(PARALLEL_FS),
+    ),
+    # A log Darshan could not hold whole: advised on what it recorded, and flagged.
+    "a partial log of 1,024 files of 16 KiB": Row(
+        io(size=16 * KiB, requests=1024, files=1024, seq=1.0, consec=1.0, meta=0.6, partial=True),
+        Access.SEQUENTIAL,
+        FileShape.MANY_SMALL,
+        "3",
+        {"tmp", "binfs"},
+        frozenset(PARALLEL_FS),
     ),
     "strided 64 KiB reads, half in order": Row(
         io(size=64 * KiB, requests=50000, seq=0.8, consec=0.5, reads=True),
@@ -198,6 +247,8 @@ def test_no_requests_read_as_sequential_and_light() -> None:
         first_requests=0,
         footprint_bytes=1,
         common_sizes=(),
+        io_time_s=0.0,
+        meta_time_s=0.0,
     )
     assert pattern_of(idle) is Access.SEQUENTIAL
     assert advise_job(idle, VSC3, 64, SHAPES, figures_for).ranking[0] == "home"
@@ -209,3 +260,55 @@ def test_without_figures_there_is_no_speedup_but_still_a_ranking() -> None:
     )
     assert job.speedup is None and job.ranking[0] == "tmp"
     assert job.recommended == ["tmp"]
+
+
+def test_the_ranking_quotes_the_same_speedup_as_the_headline() -> None:
+    """One speed-up per pair on a page: the ranking's note for the best target and
+    the headline set the same two figures (the resembling exercise's) side by side."""
+    job = advise_job(
+        TABLE["random 4 KiB writes by 8 processes, a file each"].profile,
+        VSC3,
+        64,
+        SHAPES,
+        figures_for,
+    )
+    assert job.resembles.key == "2b" and job.speedup is not None
+    tmp = next(r for r in job.advice.ranking if r.target_key == "tmp")
+    ratio = f"{job.speedup.ratio:,.0f}x"
+    assert f"about {ratio} faster than $GLOBAL" in job.speedup.text
+    assert f"Exercise 2b: 10,552 MiB/s, {ratio} $GLOBAL." in tmp.reasons
+    # No other figure of 2b's pair anywhere on the page.
+    notes = " ".join(reason for r in job.advice.ranking for reason in r.reasons)
+    assert notes.count(f"{ratio} $GLOBAL") == 1
+
+
+def test_a_job_that_is_all_io_is_not_told_it_does_little() -> None:
+    busy = advise_job(
+        TABLE["256 MiB streamed by a job that is all I/O"].profile, VSC3, 64, SHAPES, figures_for
+    )
+    idle = advise_job(
+        TABLE["256 MiB streamed by a job that mostly computes"].profile,
+        VSC3,
+        64,
+        SHAPES,
+        figures_for,
+    )
+    assert "little I/O" not in busy.advice.plan and busy.ranking[0] != "home"
+    assert idle.advice.plan.startswith("Keep these files on $HOME: the job does little I/O")
+
+
+def test_a_job_reading_its_input_at_random_is_told_to_stage_it_in() -> None:
+    job = advise_job(
+        TABLE["random 4 KiB reads of a 64 MiB input"].profile, VSC3, 64, SHAPES, figures_for
+    )
+    assert job.advice.plan.startswith("Stage the input into $TMPDIR")
+    assert job.likeness.startswith("like 2a: 16,384 reads of 4 KiB at random offsets")
+
+
+def test_a_partial_log_is_still_advised_on_and_says_so() -> None:
+    row = TABLE["a partial log of 1,024 files of 16 KiB"]
+    assert row.profile.partial
+    assert IOProfile.from_json(row.profile.to_json()).partial is True
+    assert IOProfile.from_json({**row.profile.to_json(), "partial": False}).partial is False
+    with pytest.raises(TypeError):
+        IOProfile.from_json({**row.profile.to_json(), "partial": "yes"})

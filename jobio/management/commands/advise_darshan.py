@@ -47,6 +47,9 @@ class Command(BaseCommand):
             "sequential_share": round(io.sequential_share, 3),
             "consecutive_share": round(io.consecutive_share, 3),
             "metadata_time_share": round(io.meta_share, 3),
+            "io_time_share": None if io.io_time_share is None else round(io.io_time_share, 3),
+            # Darshan ran out of room for records: every count is a lower bound.
+            "partial": io.partial,
             "resembles": job.resembles.key if job.resembles else None,
             "likeness": job.likeness,
             "ranking": job.ranking,
@@ -57,6 +60,11 @@ class Command(BaseCommand):
             self.stdout.write(json.dumps(summary))
             return
         self.stdout.write(f"Job {io.job_id}: {job.pattern.value} I/O, {job.likeness}")
+        if io.partial:
+            self.stdout.write(
+                "This log is partial: Darshan ran out of room for records, so the job "
+                "opened more files than it holds and every figure is a lower bound."
+            )
         for rank, rec in enumerate(job.advice.ranking, 1):
             fits = "" if rec.fits else " (not as it stands)"
             self.stdout.write(f"{rank}. {rec.target_name}{fits}")
