@@ -5,6 +5,7 @@ import csv
 import io
 import json
 import re
+import time
 from datetime import timedelta
 
 import pytest
@@ -527,3 +528,28 @@ def test_a_metadata_exercise_shows_the_class_median_rates_not_a_bandwidth_chart(
     rates = page.partition("Files per second of the class's runs of 6")[2].partition("</table>")[0]
     tmp = re.search(r"\$TMPDIR</th>(.*?)</tr>", rates, re.S)[1]
     assert re.findall(r'<td class="num">([^<]*)</td>', tmp) == ["2", "6,000", "29,409", "–", "–"]
+
+
+def test_with_my_runs_done_the_panel_still_takes_in_the_class_results(
+    client, people, settings
+) -> None:
+    """The class median follows the class without a reload: once my runs are done the
+    panel polls at the pace the class's figures refresh; outside a course it stops."""
+    settings.CLASS_REFRESH_SECONDS = 1
+    course = people["course"]
+    client.force_login(people["trainee"])
+    time.sleep(1.1)  # a class refresh since the course's runs
+
+    page = client.get("/lab/1a/").content.decode()
+    assert 'hx-trigger="every 1s"' in page
+    first = client.get("/lab/1a/", headers=HTMX)
+    assert first.status_code == 200  # not 286: htmx goes on looking
+    assert ">110.0<" in first.content.decode()  # the class median of 100 and 120
+    # A classmate's result comes in: my panel shows it at its next look.
+    add_run(course, people["classmate"], "1a", "tmp", 140)
+    time.sleep(1.1)
+    later = client.get("/lab/1a/", headers=HTMX | {"If-None-Match": first["ETag"]})
+    assert later.status_code == 200 and ">120.0<" in later.content.decode()
+
+    client.force_login(people["outsider"])
+    assert "hx-trigger" not in client.get("/lab/1a/").content.decode()

@@ -32,3 +32,23 @@ def crafted_header(tmp: Path) -> Path:
     path = tmp / "crafted.darshan"
     path.write_bytes(bytes(data))
     return path
+
+
+# struct darshan_header (darshan-log-format.h): version_string[8], magic_nr (int64),
+# comp_type (one byte), then partial_flag (uint64, aligned to 8): a bit per module that
+# ran out of room for records; the POSIX module is number 1.
+PARTIAL_FLAG_OFFSET = 24
+POSIX_MODULE_BIT = 1 << 1
+
+
+def partial(tmp: Path, name: str = "small-files") -> Path:
+    """The log as Darshan writes it when the job opened more files than it could hold:
+    the POSIX module's bit set in the header's partial_flag."""
+    data = bytearray(log(name).read_bytes())
+    flag = int.from_bytes(data[PARTIAL_FLAG_OFFSET : PARTIAL_FLAG_OFFSET + 8], "little")
+    data[PARTIAL_FLAG_OFFSET : PARTIAL_FLAG_OFFSET + 8] = (flag | POSIX_MODULE_BIT).to_bytes(
+        8, "little"
+    )
+    path = tmp / "partial.darshan"
+    path.write_bytes(bytes(data))
+    return path

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from django.core.management import CommandError, call_command
 
-from tests.jobio.logs import log, not_a_log, truncated
+from tests.jobio.logs import log, not_a_log, partial, truncated
 
 
 def advise(path: Path, *extra: str) -> dict:
@@ -67,3 +67,21 @@ def test_a_file_that_is_no_readable_log_exits_with_one_line(vsc3, tmp_path, make
 def test_an_unknown_profile_says_how_to_load_it(vsc3) -> None:
     with pytest.raises(CommandError, match="run load_site_profile tacc first"):
         call_command("advise_darshan", str(log("example")), "--profile", "tacc", "--json")
+
+
+def test_a_partial_log_says_so_and_a_whole_one_says_it_is_not(vsc3, tmp_path) -> None:
+    whole, cut_off = advise(log("small-files")), advise(partial(tmp_path))
+
+    assert whole["partial"] is False
+    assert cut_off["partial"] is True
+    # Advised on what it recorded: the same job, told that it is part of it.
+    assert cut_off["files"] == whole["files"] == 1000
+    out = StringIO()
+    call_command("advise_darshan", str(partial(tmp_path)), "--profile", "vsc3", stdout=out)
+    assert "This log is partial: Darshan ran out of room for records" in out.getvalue()
+
+
+def test_the_io_time_share_is_of_the_jobs_run_time(vsc3) -> None:
+    answer = advise(log("small-files"))
+    # fio's processes spent 0.59 s of its 0.91 s in opening, writing and closing.
+    assert answer["io_time_share"] == pytest.approx(0.647, abs=0.001)

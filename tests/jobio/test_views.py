@@ -13,7 +13,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
 from jobio.models import JobCheck
-from tests.jobio.logs import crafted_header, log, not_a_log, truncated
+from tests.jobio.logs import crafted_header, log, not_a_log, partial, truncated
 
 pytestmark = pytest.mark.django_db
 
@@ -46,6 +46,20 @@ def test_an_upload_is_read_and_shows_the_profile_and_ranking(
     assert page.index("$TMPDIR</strong>") < page.index("$GLOBAL</strong>")
     assert '<table id="sizes-table" class="figures">' in page
     assert '<th scope="row">1–10 KiB</th><td>16384</td>' in page
+
+
+def test_a_partial_log_is_flagged_and_sizes_are_binary(
+    client, ada, vsc3, tasks_run_at_commit, tmp_path
+) -> None:
+    client.force_login(ada)
+    whole = client.get(upload(client, log("small-files")).url).content.decode()
+    cut_off = client.get(upload(client, partial(tmp_path)).url).content.decode()
+
+    assert "This log is partial" not in whole
+    assert "<strong>This log is partial.</strong>" in cut_off
+    assert "the job opened more files than the log holds" in cut_off
+    # 1,000 files of 16 KiB are 15.6 MiB (Django's filesizeformat said "16.0 MB").
+    assert "<td>15.6 MiB in 1000 writes</td>" in whole and " MB" not in whole
 
 
 def test_the_resembling_exercise_opens_with_the_recommended_targets_ticked(

@@ -1,0 +1,86 @@
+"""One source of figures for the advisor and every page: the site's calibration
+medians first, then the class's, then published; never a maximum."""
+
+import pytest
+
+from exercises import lab, site_figures
+from exercises.models import MeasuredReference, Metric
+from jobio.advice import figures as job_figures
+from jobs.models import BenchmarkRun, RunResult, RunStatus
+
+pytestmark = pytest.mark.django_db
+
+# A calibration's runs per target: MiB/s of 1a (streaming) and 2a (random 4 KiB).
+CALIBRATED = {
+    "1a": {"home": [20.5, 20.4, 21.7], "global": [196.5, 200.0, 200.1], "tmp": [9074, 9970, 10581]},
+    "2a": {"home": [2.9, 3.0, 3.1], "global": [1.6, 1.6, 1.7], "tmp": [3859, 4148, 4276]},
+}
+
+
+@pytest.fixture
+def calibrated(dev_profile):
+    for key, per_target in CALIBRATED.items():
+        exercise = dev_profile.exercises.get(key=key)
+        for target_key, values in per_target.items():
+            MeasuredReference.objects.create(
+                exercise=exercise,
+                target=dev_profile.targets.get(key=target_key),
+                metric=Metric.WRITE,
+                values=values,
+                median=sorted(values)[1],
+                low=min(values),
+                high=max(values),
+            )
+    return dev_profile
+
+
+def a_lucky_run(profile, user, exercise_key: str, target_key: str, mib_s: float) -> None:
+    exercise = profile.exercises.get(key=exercise_key)
+    run = BenchmarkRun.objects.create(
+        user=user,
+        cluster_username="sl-x",
+        target=profile.targets.get(key=target_key),
+        exercise=exercise,
+        target_directory="/x",
+        workload=exercise.workload.model_dump(mode="json"),
+        time_limit_minutes=2,
+        result_token_hash="x",
+        status=RunStatus.COMPLETED,
+    )
+    RunResult.objects.create(run=run, engine="fio", processes=1, write_bytes_per_s=mib_s * 2**20)
+
+
+def test_the_advisor_quotes_the_calibrations_stored_medians_not_the_best_run(
+    calibrated, make_user
+) -> None:
+    # A trainee's run far above anything the calibration saw changes nothing.
+    a_lucky_run(calibrated, make_user(), "2a", "global", 900.0)
+    facts = {t.key: t for t in lab.target_facts(calibrated)}
+
+    for target_key in ("home", "global", "tmp"):
+        stored = MeasuredReference.objects.get(
+            exercise__key="1a", target__key=target_key, metric=Metric.WRITE
+        )
+        assert facts[target_key].sequential_mib_s == stored.median
+    assert facts["global"].random_mib_s == 1.6  # not 900, not 1.7
+    assert facts["scratch"].sequential_mib_s is None  # never calibrated: no figure
+    # Check my job quotes the same figures, with how many runs and their spread.
+    median, source = job_figures(calibrated, "2a", reading=False)["tmp"]
+    assert median == 4148
+    assert source.endswith("the median of 3 runs, 3,859.0–4,276.0 MiB/s")
+
+
+def test_without_a_calibration_the_class_median_stands_never_the_maximum(
+    dev_profile, make_user
+) -> None:
+    user = make_user()
+    for mib_s in (100.0, 120.0, 5000.0):
+        a_lucky_run(dev_profile, user, "1a", "global", mib_s)
+    for mib_s in (10.0, 30.0):
+        a_lucky_run(dev_profile, user, "1a", "home", mib_s)
+
+    found = site_figures.for_exercise(dev_profile, "1a", Metric.WRITE)
+
+    assert found["global"].mib_s == 120.0 and found["home"].mib_s == 20.0
+    assert found["global"].source == "the median of 3 runs in this lab"
+    assert lab.target_facts(dev_profile)[1].sequential_mib_s == 120.0
