@@ -265,10 +265,7 @@ def plainest(profile: SiteProfile, pattern: str) -> list[Exercise]:
     found = [
         e
         for e in profile.exercises.all()
-        if e.pattern == pattern
-        and e.files_per_process == 1
-        and e.fsync
-        and not e.measures_metadata
+        if e.pattern == pattern and e.files_per_process == 1 and e.fsync and not e.measures_metadata
     ]
     return sorted(found, key=lambda e: e.processes)  # stable: the site's order
 
