@@ -108,9 +108,18 @@ def references(row: Figures, rows: Iterable[Figures], prefix: str) -> str:
 def reference_sources(rows: Iterable[Figures], prefix: str) -> SafeString | str:
     """The notes the table's figures cite, numbered as they are: what each figure
     was measured with, where and how."""
+    rows = list(rows)
     sources = _sources(rows)
     if not sources:
-        return ""
+        if not rows:
+            return ""
+        # An empty column says why, rather than leave a row of dashes unexplained.
+        return format_html(
+            '<p class="muted sources">The site has published no reference figures for '
+            "{}, so its column shows –. What the site measured itself, its last "
+            "calibration, is under Measured here.</p>",
+            _exercises_named(rows),
+        )
     notes = format_html_join(
         "", '<li id="{}-source-{}">{}</li>', ((prefix, n, s) for n, s in enumerate(sources, 1))
     )
@@ -119,6 +128,11 @@ def reference_sources(rows: Iterable[Figures], prefix: str) -> SafeString | str:
         "<ol>{}</ol></div>",
         notes,
     )
+
+
+def _exercises_named(rows: list[Figures]) -> str:
+    keys = list(dict.fromkeys(row.exercise.key for row in rows))
+    return f"exercise {keys[0]}" if len(keys) == 1 else "these exercises"
 
 
 @register.filter

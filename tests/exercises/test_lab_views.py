@@ -373,3 +373,12 @@ def test_a_run_not_yet_completed_shows_no_figure_beside_its_status(
     row = re.search(r'<tr data-run="[^"]+">(.*?)</tr>', page, re.S).group(1)
     assert "Running" in row and "100.0" not in row
     assert re.findall(r'<td class="num">([^<]*)</td>', row) == ["–", "–"]
+
+
+def test_an_empty_published_column_says_why(client, lab_user) -> None:
+    client.force_login(lab_user)
+
+    page = client.get("/lab/1a/").content.decode()
+
+    assert "The site has published no reference figures for exercise 1a" in page
+    assert "Where the site references come from" not in page

@@ -13,7 +13,7 @@ from django.core.management.base import CommandError
 
 from exercises import lessons
 from exercises.management.commands.load_site_profile import PROFILES, load
-from exercises.models import ReferenceResult, SiteProfile
+from exercises.models import MeasuredReference, ReferenceResult, SiteProfile
 
 pytestmark = pytest.mark.django_db
 
@@ -280,3 +280,24 @@ def test_a_claim_with_a_mistake_is_refused_and_nothing_is_stored(changes, messag
         load(data)
 
     assert not SiteProfile.objects.filter(name="claims-site").exists()
+
+
+def test_a_changed_workload_drops_the_figures_measured_of_the_old_one() -> None:
+    call_command("load_site_profile", "dev", stdout=io.StringIO())
+    profile = SiteProfile.objects.get(name="dev")
+    for key in ("1a", "2a"):
+        MeasuredReference.objects.create(
+            exercise=profile.exercises.get(key=key),
+            target=profile.targets.get(key="tmp"),
+            median=100,
+            low=90,
+            high=110,
+        )
+    data = tomllib.loads((PROFILES / "dev.toml").read_text())
+    next(e for e in data["exercises"] if e["key"] == "1a")["seconds"] = 3
+    next(e for e in data["exercises"] if e["key"] == "2a")["how_to_read"] = "Reworded."
+
+    load(data)
+
+    # 1a now measures something else; 2a only reads differently and keeps its figures.
+    assert list(MeasuredReference.objects.values_list("exercise__key", flat=True)) == ["2a"]

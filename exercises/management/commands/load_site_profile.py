@@ -32,6 +32,7 @@ from exercises import lessons
 from exercises.models import (
     BANDWIDTH_METRICS,
     Exercise,
+    MeasuredReference,
     Metric,
     ReferenceResult,
     SiteProfile,
@@ -71,6 +72,10 @@ class Command(BaseCommand):
         )
 
 
+def _measures_differently(before: Exercise, after: Exercise) -> bool:
+    return (before.workload, before.runs_with) != (after.workload, after.runs_with)
+
+
 def _pick(item: dict[str, Any], fields: list[str], skip: str) -> dict[str, Any]:
     unknown = set(item) - set(fields)
     if unknown:
@@ -96,12 +101,18 @@ def load(data: dict[str, Any]) -> SiteProfile:
         target.full_clean()
         save_quota_source(target, quota)
     for order, item in enumerate(data.get("exercises", [])):
+        before = profile.exercises.filter(key=item["key"]).first()
         exercise, _ = Exercise.objects.update_or_create(
             profile=profile,
             key=item["key"],
             defaults={"order": order, **_pick(item, EXERCISE_FIELDS, "exercise")},
         )
         exercise.full_clean()
+        if before is not None and _measures_differently(before, exercise):
+            # The site's measured figures were of the old workload: shown beside the new
+            # one's runs they would teach the wrong thing. The next calibration (the
+            # demo's first start, --if-unmeasured) measures it again.
+            MeasuredReference.objects.filter(exercise=exercise).delete()
     # Claims name other exercises and targets: checked once all are in.
     exercise_keys = set(profile.exercises.values_list("key", flat=True))
     target_keys = set(profile.targets.values_list("key", flat=True))
