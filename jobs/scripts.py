@@ -27,9 +27,11 @@ def result_url(run: BenchmarkRun) -> str:
 def describe(run: BenchmarkRun) -> str:
     w = run.workload_params
     files = f", {w.files_per_process} files each" if w.files_per_process > 1 else ""
+    timed = f", for {w.seconds} s" if w.seconds else ""
+    direct = ", direct I/O" if w.direct and not run.in_memory else ""
     return (
         f"{w.pattern} writes of {iec(w.block_size)}, {w.processes} process(es) x "
-        f"{iec(w.size_per_process)}{files}, fsync {'on' if w.fsync else 'off'}"
+        f"{iec(w.size_per_process)}{files}{timed}{direct}, fsync {'on' if w.fsync else 'off'}"
     )
 
 

@@ -125,11 +125,19 @@ def memory_problem(t: TargetFacts, q: Question) -> str | None:
 
 
 def memory_fit(t: TargetFacts, q: Question) -> str:
+    """The data fits: said against the tighter of the two limits, the target's quota
+    or its share of the node's memory."""
     cap = t.memory_fraction * q.node_memory_gib
-    text = (
-        f"The data fits in {t.name}: {gib(q.data_gib)} is within its {gib(cap)} limit "
-        f"({t.memory_fraction:.0%} of the node's {gib(q.node_memory_gib)})"
-    )
+    if t.quota_gib is not None and t.quota_gib < cap:
+        text = (
+            f"The data fits in {t.name}: {gib(q.data_gib)} is within its {gib(t.quota_gib)} "
+            f"default quota, in the node's {gib(q.node_memory_gib)} of memory"
+        )
+    else:
+        text = (
+            f"The data fits in {t.name}: {gib(q.data_gib)} is within its {gib(cap)} limit "
+            f"({t.memory_fraction:.0%} of the node's {gib(q.node_memory_gib)})"
+        )
     if q.app_memory_gib:
         return f"{text}, and the program's {gib(q.app_memory_gib)} still fits beside it."
     return f"{text}."

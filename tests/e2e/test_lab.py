@@ -79,9 +79,9 @@ def test_the_advisor_stages_heavy_random_io_into_tmpdir(live_server, settings, m
     page.get_by_role("link", name="Which target?").click()
     page.get_by_label("How does the job read and write?").select_option("random")
     page.get_by_label("Its files are").select_option("few_large")
-    page.get_by_label("How much data does it read or write (GB)?").fill("10")
-    page.get_by_label("Memory per node (GB)").fill("64")
-    page.get_by_label("Memory the program itself needs (GB)").fill("32")
+    page.get_by_label("How much data does it read or write (GiB)?").fill("10")
+    page.get_by_label("Memory per node (GiB)").fill("64")
+    page.get_by_label("Memory the program itself needs (GiB)").fill("32")
     page.get_by_role("button", name="Advise me").click()
 
     advice = page.locator("#advice")

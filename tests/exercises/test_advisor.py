@@ -424,3 +424,12 @@ def test_data_beyond_every_quota_gets_no_target_recommended_as_fitting() -> None
 
     assert not any(r.fits for r in advice.ranking)
     assert advice.plan.startswith("Nothing fits as it stands")
+
+
+def test_data_that_fits_in_tmpdir_is_measured_against_its_tighter_limit() -> None:
+    advice = advise(facts_of("dev"), ask(Access.RANDOM, data=1, node=24, app=4))
+
+    assert (
+        "The data fits in $TMPDIR: 1 GiB is within its 2 GiB default quota, in the node's "
+        "24 GiB of memory, and the program's 4 GiB still fits beside it."
+    ) in by_key(advice)["tmp"].reasons

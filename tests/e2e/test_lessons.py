@@ -1,0 +1,102 @@
+"""A trainee runs 1a and 2a once on every dev target and reads the lesson off the
+chart and the panel; the advisor quotes the site's stored medians. In Debian's
+Chromium, on the live cluster; screenshots in tests/e2e/artifacts/."""
+
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from exercises.models import MeasuredReference, Metric
+from tests.e2e.test_lab import log_in
+
+ARTIFACTS = Path(__file__).parent / "artifacts"
+TARGETS = ("$HOME", "$GLOBAL", "$SCRATCH", "$TMPDIR")
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def run_on_every_target(page: Page, base_url: str, exercise: str) -> None:
+    page.goto(f"{base_url}/lab/{exercise}/")
+    for name in TARGETS:
+        page.get_by_label(name).check()
+    page.get_by_role("button", name="Start runs").click()
+    # Runs beyond the trainee's slots wait, then start by themselves; nobody reloads.
+    expect(page.locator("#runs-panel .status.completed")).to_have_count(4, timeout=120_000)
+
+
+def my_medians(page: Page) -> dict[str, float]:
+    """The chart's "My runs: median" per target, as Chart.js holds it."""
+    chart = page.wait_for_function(
+        """() => {
+            const c = Chart.getChart(document.querySelector('canvas[data-chart]'));
+            const data = document.getElementById('comparison-data').textContent;
+            const labels = JSON.parse(data).labels;
+            const medians = c && c.data.datasets.find(d => d.label === 'My runs: median');
+            return medians && medians.data.length === 4 && {labels, points: medians.data};
+        }"""
+    ).json_value()
+    return {chart["labels"][round(p["x"])]: p["y"] for p in chart["points"]}
+
+
+def test_one_run_of_1a_and_2a_on_every_target_shows_their_lessons(
+    live_portal, sync_loop, dev_profile, trainee, page: Page
+) -> None:
+    log_in(page, live_portal, trainee.user)
+
+    run_on_every_target(page, live_portal, "1a")
+    lesson = page.locator("ul.lesson > li")
+    expect(lesson).to_have_count(2)
+    expect(page.locator("ul.lesson > li.shown")).to_have_count(2)
+    expect(lesson.first).to_contain_text("they show it")
+    streaming = my_medians(page)
+    assert streaming["$TMPDIR"] > streaming["$GLOBAL"] > streaming["$HOME"]
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=ARTIFACTS / "lesson-1a.png", full_page=True)
+
+    run_on_every_target(page, live_portal, "2a")
+    expect(page.locator("ul.lesson > li")).to_have_count(3)
+    expect(page.locator("ul.lesson > li.shown")).to_have_count(3)
+    random = my_medians(page)
+    assert random["$TMPDIR"] >= 5 * random["$GLOBAL"]
+    assert random["$GLOBAL"] < streaming["$GLOBAL"] and random["$SCRATCH"] < streaming["$SCRATCH"]
+    page.screenshot(path=ARTIFACTS / "lesson-2a.png", full_page=True)
+
+
+def test_the_advisor_quotes_the_sites_stored_medians(
+    live_server, dev_profile, make_user, page: Page
+) -> None:
+    """As a calibration stores them (its figures from this VM's lesson check)."""
+    stored = {
+        ("1a", "home"): [20.5, 20.5, 21.7],
+        ("1a", "global"): [196.5, 200.0, 200.1],
+        ("1a", "tmp"): [9074.0, 9969.8, 10580.7],
+        ("2a", "home"): [2.9, 3.0, 3.1],
+        ("2a", "global"): [1.6, 1.6, 1.6],
+        ("2a", "tmp"): [3859.1, 4148.4, 4276.4],
+    }
+    for (exercise, target), values in stored.items():
+        MeasuredReference.objects.create(
+            exercise=dev_profile.exercises.get(key=exercise),
+            target=dev_profile.targets.get(key=target),
+            metric=Metric.WRITE,
+            values=values,
+            median=values[1],
+            low=values[0],
+            high=values[2],
+        )
+    log_in(page, live_server.url, make_user())
+
+    page.get_by_role("link", name="Which target?").click()
+    page.get_by_label("How does the job read and write?").select_option("random")
+    page.get_by_label("Its files are").select_option("few_large")
+    page.get_by_label("How much data does it read or write (GiB)?").fill("1")
+    page.get_by_label("Memory the program itself needs (GiB)").fill("4")
+    page.get_by_role("button", name="Advise me").click()
+
+    ranking = page.locator("#advice ol.ranking > li")
+    expect(ranking.first).to_contain_text("$TMPDIR")
+    # The stored medians of 2a, 4,148.4 and 1.6 MiB/s, as the ranking says them.
+    expect(ranking.first).to_contain_text("Random 4 KiB writes: 4,148 MiB/s, 2,593x $GLOBAL.")
+    expect(page.locator("#advice")).to_contain_text("Random 4 KiB writes: 1.6 MiB/s")
+    page.screenshot(path=ARTIFACTS / "advisor-stored-medians.png", full_page=True)
