@@ -24,6 +24,7 @@ def shapes(profile: SiteProfile) -> list[ExerciseShape]:
             processes=e.processes,
             files_per_process=e.files_per_process,
             fsync=e.fsync,
+            reads=e.read_back,
         )
         for e in profile.exercises.all()
         if not e.measures_metadata

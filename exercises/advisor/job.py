@@ -81,6 +81,7 @@ class ExerciseShape:
     processes: int
     files_per_process: int
     fsync: bool = True
+    reads: bool = False  # it reads its data back: it has read figures
 
 
 def distance(p: IOProfile, e: ExerciseShape) -> float:
@@ -178,6 +179,7 @@ def speedup(
     question: Question,
     figures: Mapping[str, tuple[float, str]],
     exercise: ExerciseShape | None,
+    by_writes: bool = False,
 ) -> Speedup | None:
     """The best target against the site's usual place for job data (or, when that is
     the best, the runner-up), by `figures`: target key -> (MiB/s, where it comes
@@ -206,6 +208,12 @@ def speedup(
         f"Expect {names[best.target_key]} to be about {comparison} {names[baseline]} for this "
         f"job: {mib_s(fast)} against {mib_s(slow)} in exercise {exercise.key} ({source})."
     )
+    if by_writes:
+        text += (
+            f" The job mostly reads, and this site has no {exercise.pattern} read figures: "
+            f"these are {exercise.key}'s writes. Reads from a disk pay the same seeks and "
+            "round trips; reads from memory cost no more than its writes."
+        )
     return Speedup(best.target_key, baseline, ratio, text)
 
 
@@ -217,12 +225,19 @@ def advise_job(
     figures_for: FiguresFor,
 ) -> JobAdvice:
     question = question_for(p, node_memory_gib)
-    exercise = resembles(p, shapes)
-    figures = figures_for(exercise.key, reads_mostly(p)) if exercise else {}
+    reading = reads_mostly(p)
+    # A job that reads is set beside an exercise that reads the same way, where the
+    # site has one; else beside its writes, and every figure says so.
+    readers = [s for s in shapes if s.reads and s.pattern == pattern_of(p).value]
+    exercise = resembles(p, readers if reading and readers else shapes)
+    by_writes = reading and exercise is not None and not exercise.reads
+    figures = figures_for(exercise.key, reading) if exercise else {}
     if exercise and figures:
         # Every figure on the page is the resembling exercise's: the ranking's notes and
         # the speed-up set the same two numbers beside each other.
-        label = f"exercise {exercise.key}"
+        label = f"exercise {exercise.key}" + (
+            " (writes)" if by_writes else " (reads)" if reading else ""
+        )
         targets = [
             replace(t, job_mib_s=figures[t.key][0] if t.key in figures else None, job_label=label)
             for t in targets
@@ -234,7 +249,7 @@ def advise_job(
         advice=advice,
         resembles=exercise,
         likeness=likeness(p, exercise) if exercise else "",
-        speedup=speedup(advice, targets, question, figures, exercise),
+        speedup=speedup(advice, targets, question, figures, exercise, by_writes),
     )
 
 

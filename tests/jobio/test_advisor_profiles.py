@@ -312,3 +312,24 @@ def test_a_partial_log_is_still_advised_on_and_says_so() -> None:
     assert IOProfile.from_json({**row.profile.to_json(), "partial": False}).partial is False
     with pytest.raises(TypeError):
         IOProfile.from_json({**row.profile.to_json(), "partial": "yes"})
+
+
+def test_a_reading_job_says_when_it_is_set_beside_writes() -> None:
+    """VSC-3's exercises read nothing back: a random-read job is set beside 2a's
+    writes, and its headline says so."""
+    job = advise_job(
+        TABLE["random 4 KiB reads of a 64 MiB input"].profile, VSC3, 64, SHAPES, figures_for
+    )
+    assert job.resembles.key == "2a" and job.speedup is not None
+    assert "this site has no random read figures: these are 2a's writes" in job.speedup.text
+    tmp = next(r for r in job.advice.ranking if r.target_key == "tmp")
+    assert any(reason.startswith("Exercise 2a (writes): ") for reason in tmp.reasons)
+
+
+def test_a_reading_job_is_set_beside_an_exercise_that_reads_where_there_is_one() -> None:
+    streaming_reads = io(size=MiB, requests=2048, seq=1.0, consec=1.0, reads=True)
+    readers = [*SHAPES, ExerciseShape("5a", "Write and read", "sequential", MiB, 8, 1, reads=True)]
+
+    job = advise_job(streaming_reads, VSC3, 64, readers, lambda key, reading: {})
+
+    assert job.resembles.key == "5a"
