@@ -301,3 +301,20 @@ def test_a_changed_workload_drops_the_figures_measured_of_the_old_one() -> None:
 
     # 1a now measures something else; 2a only reads differently and keeps its figures.
     assert list(MeasuredReference.objects.values_list("exercise__key", flat=True)) == ["2a"]
+
+
+@pytest.mark.parametrize("name", sorted(p.stem for p in PROFILES.glob("*.toml")))
+def test_every_claim_holds_on_the_sites_own_published_figures(name: str) -> None:
+    """A lesson a site states must be true of the figures it published."""
+    call_command("load_site_profile", name, stdout=io.StringIO())
+    profile = SiteProfile.objects.get(name=name)
+    published = {
+        lessons.Side(ref.exercise.key, ref.target.key): ref.mib_s
+        for ref in ReferenceResult.objects.filter(exercise__profile=profile, metric="write")
+    }
+    claims = [c for e in profile.exercises.all() for c in lessons.claims_of(e)]
+    verdicts = lessons.judge(claims, published.get)
+
+    assert [v.claim.text for v in verdicts if v.holds is False] == []
+    if name == "vsc3":
+        assert len(verdicts) == 7 and all(v.holds for v in verdicts)
