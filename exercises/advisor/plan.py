@@ -60,10 +60,16 @@ def plan(verdicts: list[Verdict], q: Question, keeper: TargetFacts | None) -> st
                 f"Work in {t.name}, but first make room for the results: no persistent "
                 f"target here can take {gib(q.data_gib)} within its quota."
             )
-        plan = (
-            f"Stage the input into {t.name} at the start of the job, work on it there, "
-            f"and copy the results back to {keeper.name} before the job ends."
-        )
+        if q.reads_input is False:  # a job that only writes has nothing to stage in
+            plan = (
+                f"Write in {t.name} while the job runs, and copy the results back to "
+                f"{keeper.name} before the job ends."
+            )
+        else:
+            plan = (
+                f"Stage the input into {t.name} at the start of the job, work on it there, "
+                f"and copy the results back to {keeper.name} before the job ends."
+            )
         if q.file_shape is FileShape.MANY_SMALL:
             plan += (
                 " Pack the results into one archive (tar) for the copy: a parallel "

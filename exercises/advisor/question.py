@@ -55,8 +55,9 @@ class Question:
     # log; None: not known, as in the questionnaire). A job that is mostly I/O is never
     # "light", however few bytes it moves.
     io_time_share: float | None = None
-    # It reads input it did not write (from its log: bytes read).
-    reads_input: bool = False
+    # It reads input (from its log: bytes read); None: not asked (the questionnaire),
+    # taken as a job with input.
+    reads_input: bool | None = None
 
     def __post_init__(self) -> None:
         if self.data_gib < 0 or self.app_memory_gib < 0:

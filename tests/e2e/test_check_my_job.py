@@ -11,7 +11,7 @@ from django.core.management import call_command
 from playwright.sync_api import Page, expect
 
 from tests.e2e.test_lab import ARTIFACTS, log_in
-from tests.jobio.logs import log, not_a_log
+from tests.jobio.logs import log, not_a_log, partial
 
 
 @pytest.fixture
@@ -40,7 +40,7 @@ def test_a_user_uploads_a_log_sees_the_advice_and_runs_the_resembling_exercise(
     ranking = page.locator("#ranking > li")
     expect(ranking).to_have_count(5)
     expect(ranking.first).to_contain_text("$TMPDIR")
-    expect(page.locator(".plan")).to_contain_text("Stage the input into $TMPDIR")
+    expect(page.locator(".plan")).to_contain_text("Write in $TMPDIR while the job runs")
     expect(page.locator("#speedup")).to_contain_text("about 25x faster than $GLOBAL")
     expect(page.locator("#sizes-table")).to_contain_text("1–10 KiB")
     # Chart.js drew the three charts the finished check swapped in.
@@ -72,3 +72,22 @@ def test_a_file_that_is_no_log_gets_its_reason_and_leaves_nothing(
     expect(page.get_by_text("Nothing of this log was kept")).to_be_visible()
     assert not JobCheck.objects.exists()
     page.screenshot(path=ARTIFACTS / "check-my-job-not-a-log.png", full_page=True)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_partial_log_is_flagged_above_its_advice(
+    live_portal, vsc3_site, make_user, page: Page, tmp_path
+) -> None:
+    log_in(page, live_portal, make_user())
+    page.goto(f"{live_portal}/check-my-job/")
+    page.get_by_label("Darshan log of the job (.darshan)").set_input_files(partial(tmp_path))
+    page.get_by_role("button", name="Check the log").click()
+
+    warning = page.locator("#partial")
+    expect(warning).to_be_visible(timeout=30_000)
+    expect(warning).to_contain_text("This log is partial.")
+    # Above the plan, where it is read first.
+    assert page.locator("#partial, .plan").first.get_attribute("id") == "partial"
+    expect(page.locator("#profile-table")).to_contain_text("15.6 MiB in 1000 writes")
+    expect(page.locator("#profile-table")).to_contain_text("of the job's run time")
+    page.screenshot(path=ARTIFACTS / "check-my-job-partial.png", full_page=True)
