@@ -5,13 +5,13 @@
 #            sync,dirsync (every write and every file creation waits until it is on
 #            the disk) and capped at $HOME_MIB_S MiB/s each way: a slow, safe home.
 #   $GLOBAL  /srv/storagelab/global   an ext4 image on a loop device straight to the
-#            disk, capped at $GLOBAL_IOPS requests a second each way: the disk at its
-#            own streaming speed, with the seeks of a few spinning disks, as the
-#            parallel filesystems of the course's sites had.
+#            disk, capped at $GLOBAL_IOPS requests and $GLOBAL_MIB_S MiB a second each
+#            way: the seeks of a few spinning disks, as the parallel filesystems of the
+#            course's sites had, behind one client's link.
 #   $SCRATCH /srv/storagelab/scratch  an ext4 image without a journal, mounted
 #            nobarrier, on a loop device over a cached file: fsync returns once
 #            the data is in the VM's memory. Fast, and unsafe in a crash; capped at
-#            $SCRATCH_IOPS requests a second, the seeks of more (or faster) disks.
+#            $SCRATCH_IOPS requests and $SCRATCH_MIB_S MiB a second: more (or faster) disks.
 #   $TMPDIR  a tmpfs of its own per account, size-limited (account.sh mounts it).
 # Idempotent: does nothing when all is in place; after a reboot it attaches and
 # mounts the images again. What this machine cannot do (no loop devices, no blkio
@@ -31,7 +31,9 @@ SCRATCH_SIZE=${STORAGELAB_SCRATCH_SIZE:-8G}
 GLOBAL_SIZE=${STORAGELAB_GLOBAL_SIZE:-16G}
 HOME_MIB_S=${STORAGELAB_HOME_MIB_S:-20}
 GLOBAL_IOPS=${STORAGELAB_GLOBAL_IOPS:-400}
+GLOBAL_MIB_S=${STORAGELAB_GLOBAL_MIB_S:-200}
 SCRATCH_IOPS=${STORAGELAB_SCRATCH_IOPS:-2000}
+SCRATCH_MIB_S=${STORAGELAB_SCRATCH_MIB_S:-1000}
 GLOBAL_OPTIONS=noatime
 HOME_OPTIONS=sync,dirsync
 SCRATCH_OPTIONS=noatime,nobarrier
@@ -136,3 +138,8 @@ cap() {
 cap "$home_loop" bps $((HOME_MIB_S * 1048576)) "$HOME_MIB_S MiB/s ($DISK_ROOT/home)"
 cap "$global_loop" iops "$GLOBAL_IOPS" "$GLOBAL_IOPS requests/s ($DISK_ROOT/global)"
 cap "$scratch_loop" iops "$SCRATCH_IOPS" "$SCRATCH_IOPS requests/s ($DISK_ROOT/scratch)"
+# And in bytes: whether a 1 MiB request reaches a loop device as one request or two
+# depends on how the kernel found the buffer's pages, so a cap in requests alone let
+# streaming flip between two speeds from run to run. One client's link, in effect.
+cap "$global_loop" bps $((GLOBAL_MIB_S * 1048576)) "$GLOBAL_MIB_S MiB/s ($DISK_ROOT/global)"
+cap "$scratch_loop" bps $((SCRATCH_MIB_S * 1048576)) "$SCRATCH_MIB_S MiB/s ($DISK_ROOT/scratch)"

@@ -83,14 +83,15 @@ def device_of(loop: str) -> str:
     ).stdout.strip()
 
 
-def iops_cap_of(loop: str) -> dict[str, str]:
-    """The requests a second LOOP may take, by direction, as the blkio throttle has it."""
-    if not (BLKIO / "blkio.throttle.write_iops_device").exists():
+def cap_of(loop: str, what: str = "iops") -> dict[str, str]:
+    """What LOOP may take a second (what: iops or bps), by direction, as the blkio
+    throttle has it."""
+    if not (BLKIO / f"blkio.throttle.write_{what}_device").exists():
         pytest.skip("no cgroup v1 blkio throttle here: storage.sh leaves the targets uncapped")
     device = device_of(loop)
     caps = {}
     for direction in ("write", "read"):
-        for rule in (BLKIO / f"blkio.throttle.{direction}_iops_device").read_text().split("\n"):
+        for rule in (BLKIO / f"blkio.throttle.{direction}_{what}_device").read_text().split("\n"):
             if rule.startswith(f"{device} "):
                 caps[direction] = rule.split()[1]
     return caps
@@ -106,8 +107,11 @@ def test_global_is_an_image_straight_to_the_disk_capped_in_requests_as_its_page_
     assert loop_field(mount["source"], "BACK-FILE").endswith("/storage/global.img")
     assert loop_field(mount["source"], "DIO") == "1"  # writes reach the disk
     cap = re.search(r"([\d,]+) requests/s", global_.filesystem).group(1).replace(",", "")
+    mib_s = int(re.search(r"(\d+) MiB/s", global_.filesystem).group(1))
     assert f"at most {int(cap)} requests a second" in global_.summary
-    assert iops_cap_of(mount["source"]) == {"write": cap, "read": cap}
+    assert f"at most {mib_s} MiB a second" in global_.summary
+    assert cap_of(mount["source"]) == {"write": cap, "read": cap}
+    assert cap_of(mount["source"], "bps") == {"write": str(mib_s * MiB), "read": str(mib_s * MiB)}
 
 
 def test_scratch_is_an_image_without_journal_mounted_nobarrier(
@@ -125,8 +129,9 @@ def test_scratch_is_an_image_without_journal_mounted_nobarrier(
     assert "has_journal" not in features
     assert loop_field(mount["source"], "BACK-FILE").endswith("/storage/scratch.img")
     assert loop_field(mount["source"], "DIO") == "0"  # writes land in the page cache
-    assert "at most 2,000 requests a second" in scratch.summary
-    assert iops_cap_of(mount["source"]) == {"write": "2000", "read": "2000"}
+    assert "at most 2,000 requests and 1,000 MiB a second" in scratch.summary
+    assert cap_of(mount["source"]) == {"write": "2000", "read": "2000"}
+    assert cap_of(mount["source"], "bps") == {"write": str(1000 * MiB), "read": str(1000 * MiB)}
 
 
 def test_tmpdir_is_a_tmpfs_of_the_accounts_own_as_big_as_its_quota(
