@@ -100,3 +100,26 @@ def test_the_advisor_quotes_the_sites_stored_medians(
     expect(ranking.first).to_contain_text("Random 4 KiB writes: 4,148 MiB/s, 2,593x $GLOBAL.")
     expect(page.locator("#advice")).to_contain_text("Random 4 KiB writes: 1.6 MiB/s")
     page.screenshot(path=ARTIFACTS / "advisor-stored-medians.png", full_page=True)
+
+
+def test_the_questionnaire_says_first_what_cannot_work(
+    live_server, dev_profile, make_user, page: Page
+) -> None:
+    """The course's question on the dev cluster's 24 GiB nodes: a 30 GiB program."""
+    log_in(page, live_server.url, make_user())
+    page.get_by_role("link", name="Which target?").click()
+    page.get_by_label("How does the job read and write?").select_option("random")
+    page.get_by_label("Its files are").select_option("few_large")
+    page.get_by_label("How much data does it read or write (GiB)?").fill("9.3")
+    page.get_by_label("Memory the program itself needs (GiB)").fill("30")
+    page.get_by_role("button", name="Advise me").click()
+
+    plan = page.locator("#advice .plan")
+    expect(plan).to_contain_text(
+        "First: the program alone needs 30 GiB, more than a node's 24 GiB, so it cannot run "
+        "on these nodes at all"
+    )
+    tmp = page.locator("#advice ol.ranking > li", has_text="$TMPDIR")
+    expect(tmp).to_contain_text("(not as it stands)")
+    expect(tmp).not_to_contain_text("fits in $TMPDIR")
+    page.screenshot(path=ARTIFACTS / "advisor-program-bigger-than-node.png", full_page=True)
