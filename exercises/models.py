@@ -11,6 +11,7 @@ from django.core.validators import RegexValidator
 from django.db import models
 from django.utils import timezone
 
+from exercises import lessons
 from jobs.engines import ENGINE_CHOICES, Pattern, Target, Workload, get_engine
 from portal.models import cluster_username_validator
 
@@ -177,6 +178,13 @@ class Exercise(models.Model):
             get_engine(self.runs_with).command(self.workload, Target(directory="/check"))
         except ValueError as e:
             raise ValidationError(str(e)) from None
+        if self.claims and self.profile_id:
+            exercises = {e.key for e in self.profile.exercises.all()} | {self.key}
+            targets = {t.key for t in self.profile.targets.all()}
+            try:
+                lessons.parse(self.claims, self.key, exercises, targets)
+            except ValueError as e:
+                raise ValidationError({"claims": str(e)}) from None
 
 
 class Metric(models.TextChoices):

@@ -1,6 +1,9 @@
 """Whether runs show an exercise's lesson (exercises/lessons.py), as the lab says it."""
 
-from exercises.lessons import Claim, Side, judge, line
+import pytest
+from django.core.exceptions import ValidationError
+
+from exercises.lessons import Claim, Side, claims_of, judge, line
 
 TMP, GLOBAL = Side("2a", "tmp"), Side("2a", "global")
 FIVE_TIMES = Claim(TMP, GLOBAL, 5.0, "Memory takes small random writes at least 5× as fast.")
@@ -29,3 +32,16 @@ def test_the_lab_says_what_the_runs_show_with_both_figures() -> None:
     assert "(3.8×), and the lesson needs 5×: they do not show it." in line(short, NAMES).detail
     assert "run both again" in line(short, NAMES).detail
     assert line(pending, NAMES).detail == "Run 2a on $TMPDIR and 2a on $GLOBAL to see it."
+
+
+@pytest.mark.django_db
+def test_an_exercise_whose_claims_name_no_target_of_its_site_is_refused(dev_profile) -> None:
+    exercise = dev_profile.exercises.get(key="1a")
+    exercise.claims = [{"faster": "tmp", "slower": "gpfs", "text": "Memory wins."}]
+
+    with pytest.raises(ValidationError, match="no target 'gpfs' in this profile"):
+        exercise.full_clean()
+    # A row edited past the admin into what is no claim states no lesson: the page
+    # still draws.
+    exercise.claims = [{"faster": "tmp", "slower": "global", "factor": "lots", "text": "x"}]
+    assert claims_of(exercise) == []

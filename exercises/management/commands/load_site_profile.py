@@ -100,12 +100,15 @@ def load(data: dict[str, Any]) -> SiteProfile:
         )
         target.full_clean()
         save_quota_source(target, quota)
+    claims: dict[str, list] = {}
     for order, item in enumerate(data.get("exercises", [])):
         before = profile.exercises.filter(key=item["key"]).first()
+        # Claims name other exercises, perhaps later ones: set once all are in.
+        claims[item["key"]] = item.pop("claims", [])
         exercise, _ = Exercise.objects.update_or_create(
             profile=profile,
             key=item["key"],
-            defaults={"order": order, **_pick(item, EXERCISE_FIELDS, "exercise")},
+            defaults={"order": order, "claims": [], **_pick(item, EXERCISE_FIELDS, "exercise")},
         )
         exercise.full_clean()
         if before is not None and _measures_differently(before, exercise):
@@ -113,11 +116,11 @@ def load(data: dict[str, Any]) -> SiteProfile:
             # one's runs they would teach the wrong thing. The next calibration (the
             # demo's first start, --if-unmeasured) measures it again.
             MeasuredReference.objects.filter(exercise=exercise).delete()
-    # Claims name other exercises and targets: checked once all are in.
     exercise_keys = set(profile.exercises.values_list("key", flat=True))
     target_keys = set(profile.targets.values_list("key", flat=True))
-    for exercise in profile.exercises.all():
-        lessons.parse(exercise.claims, exercise.key, exercise_keys, target_keys)
+    for key, raw in claims.items():
+        lessons.parse(raw, key, exercise_keys, target_keys)
+        profile.exercises.filter(key=key).update(claims=raw)
     seen: set[tuple[str, str, str]] = set()
     for number, item in enumerate(data.get("references", []), start=1):
         reference = _reference(profile, item, f"reference {number}")
