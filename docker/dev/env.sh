@@ -32,4 +32,7 @@ export SLURM_PARTITION=${SLURM_PARTITION:-debug}
 # slurm.conf names it; Slurm 22.05's REST API does not.
 export SLURM_CLUSTER_NAME=${SLURM_CLUSTER_NAME:-storagelab}
 export STATIC_ROOT=${STATIC_ROOT:-$STATE_DIR/static}
+# One node: a calibration's runs one at a time, or two of them on $TMPDIR (two cores'
+# memory copies) would measure each other.
+export CALIBRATION_PARALLEL=${CALIBRATION_PARALLEL:-1}
 export DJANGO_SETTINGS_MODULE=portal.settings
