@@ -80,7 +80,8 @@ port_open || die "the web server did not answer on $WEB_ADDR within 20s (log: $L
 # answers: the jobs post their results to it. Later starts find measured references
 # and start nothing. A whole-site round is on the calibration page (or `manage.py
 # calibrate --user instructor --repeat 3`).
-"$VENV/bin/python" manage.py calibrate --if-unmeasured --user instructor --repeat 3 \
+CALIBRATION_PARALLEL=$DEV_CALIBRATION_PARALLEL \
+  "$VENV/bin/python" manage.py calibrate --if-unmeasured --user instructor --repeat 3 \
   --exercises "${DEMO_CALIBRATION_EXERCISES:-1a,1b,2a,2b}" ||
   say "the first calibration did not start (above); the portal serves without measured references"
 

@@ -33,6 +33,7 @@ export SLURM_PARTITION=${SLURM_PARTITION:-debug}
 export SLURM_CLUSTER_NAME=${SLURM_CLUSTER_NAME:-storagelab}
 export STATIC_ROOT=${STATIC_ROOT:-$STATE_DIR/static}
 # One node: a calibration's runs one at a time, or two of them on $TMPDIR (two cores'
-# memory copies) would measure each other.
-export CALIBRATION_PARALLEL=${CALIBRATION_PARALLEL:-1}
+# memory copies) would measure each other. Given to the worker and to the demo's
+# round only: the tests set their own.
+DEV_CALIBRATION_PARALLEL=${CALIBRATION_PARALLEL:-1}
 export DJANGO_SETTINGS_MODULE=portal.settings

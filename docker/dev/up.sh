@@ -94,7 +94,8 @@ id -u storagelab-sandbox >/dev/null 2>&1 ||
 # --- Celery workers and beat ----------------------------------------------------
 # Below the web server's priority: when a class clicks at once, pages answer first
 # and the submissions (rate-limited anyway) take the CPU that is left.
-start_bg celery-worker nice -n 10 "$VENV/bin/celery" -A portal worker --loglevel INFO \
+start_bg celery-worker env CALIBRATION_PARALLEL="$DEV_CALIBRATION_PARALLEL" \
+  nice -n 10 "$VENV/bin/celery" -A portal worker --loglevel INFO \
   --queues celery --concurrency 2 && started celery-worker
 # Quota rounds on a worker of their own (queue "quotas", CELERY_TASK_ROUTES), where the
 # filesystems are mounted: a round waiting on a hung mount holds no submission's slot.
