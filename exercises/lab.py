@@ -30,7 +30,7 @@ from exercises.models import (
     StorageTarget,
 )
 from exercises.site import SITE_HASH, Site, site
-from jobs.models import BenchmarkRun, RunResult, RunStatus
+from jobs.models import UNFINISHED_STATUSES, BenchmarkRun, RunResult, RunStatus
 from portal.units import GiB, mib
 
 
@@ -278,7 +278,8 @@ def _mib_s(figure: site_figures.SiteFigure | None) -> float | None:
 # second, and the ORM spent three times the database's own time building this query.
 # The exercise is found by its key, so that an unchanged panel costs this one query.
 PANEL_STATE_SQL = f"""
-    SELECT e.id, {SITE_HASH}, mine.n, mine.latest, classmates.n, classmates.newest, courses.ids
+    SELECT e.id, {SITE_HASH}, mine.n, mine.latest, classmates.n, classmates.newest, courses.ids,
+           class_going.going
     FROM exercises_exercise e
     JOIN exercises_siteprofile p ON p.id = e.profile_id
     CROSS JOIN LATERAL (
@@ -297,6 +298,14 @@ PANEL_STATE_SQL = f"""
           AND result.write_bytes_per_s IS NOT NULL
           AND result.created_at <= %(class_cutoff)s
     ) classmates
+    CROSS JOIN LATERAL (
+        -- Whether anyone in my courses still has a run of it going: stops at the first.
+        SELECT EXISTS (
+            SELECT 1 FROM jobs_benchmarkrun
+            WHERE exercise_id = e.id AND course_id = ANY(courses.ids)
+              AND status = ANY(%(unfinished)s)
+        ) AS going
+    ) class_going
     WHERE p.name = %(profile)s AND e.key = %(key)s
 """  # noqa: S608 (SITE_HASH is a constant)
 
@@ -313,6 +322,7 @@ class PanelState:
     classmates: str
     courses: tuple[int, ...]
     class_cutoff: datetime
+    class_going: bool = False  # someone in my courses has a run of it going
 
     @property
     def version(self) -> str:
@@ -322,7 +332,8 @@ class PanelState:
         portal more than everything else, and the class median needs no such haste.
         A classmate's run being submitted or started changes nothing I see. An edit
         of the site's targets or references, or a calibration, shows at once."""
-        return f"{self.mine}-{self.classmates}-{self.site[:12]}"
+        going = "g" if self.class_going else "s"  # the class's end stops the polls
+        return f"{self.mine}-{self.classmates}-{going}-{self.site[:12]}"
 
 
 def panel_state(key: str, user: AbstractBaseUser) -> PanelState:
@@ -334,13 +345,14 @@ def panel_state(key: str, user: AbstractBaseUser) -> PanelState:
         "profile": settings.SITE_PROFILE,
         "key": key,
         "class_cutoff": cutoff,
+        "unfinished": [str(status) for status in UNFINISHED_STATUSES],
     }
     with connection.cursor() as cursor:
         cursor.execute(PANEL_STATE_SQL, params)
         row = cursor.fetchone()
     if row is None:
         get_exercise(key)  # raises the 404 that says what is missing
-    exercise_id, site_hash, mine, latest, results, newest_result, courses = row
+    exercise_id, site_hash, mine, latest, results, newest_result, courses, class_going = row
     return PanelState(
         exercise_id=exercise_id,
         site=site_hash,
@@ -348,6 +360,7 @@ def panel_state(key: str, user: AbstractBaseUser) -> PanelState:
         classmates=f"{results}-{newest_result or 0}",
         courses=tuple(courses or ()),
         class_cutoff=cutoff,
+        class_going=bool(class_going),
     )
 
 

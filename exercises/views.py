@@ -96,9 +96,10 @@ def _panel_context(request: HttpRequest, panel: lab.PanelState) -> dict:
         "rates": lab.rates(exercise, request.user, figures) if exercise.measures_metadata else None,
         "lesson": lab.lesson_lines(exercise, request.user, figures),
         "polling": any(run.status in UNFINISHED_STATUSES for run in runs),
-        # In a course, the class's figures come in after mine are done: the panel looks
-        # again at the pace they refresh (a 304 while nothing changed).
-        "class_refresh": settings.CLASS_REFRESH_SECONDS if panel.courses else None,
+        # While my class still has runs of it going, their figures come in after mine
+        # are done: the panel looks again at the pace they refresh (a 304 while nothing
+        # changed), and stops with the class's last run.
+        "class_refresh": settings.CLASS_REFRESH_SECONDS if panel.class_going else None,
         "version": panel.version,  # its polls send it back (portal/polling.py)
     }
 

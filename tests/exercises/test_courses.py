@@ -530,13 +530,15 @@ def test_a_metadata_exercise_shows_the_class_median_rates_not_a_bandwidth_chart(
     assert re.findall(r'<td class="num">([^<]*)</td>', tmp) == ["2", "6,000", "29,409", "–", "–"]
 
 
-def test_with_my_runs_done_the_panel_still_takes_in_the_class_results(
+def test_with_my_runs_done_the_panel_follows_the_class_until_its_last_run_ends(
     client, people, settings
 ) -> None:
-    """The class median follows the class without a reload: once my runs are done the
-    panel polls at the pace the class's figures refresh; outside a course it stops."""
+    """The class median follows the class without a reload: once my runs are done, the
+    panel polls at the pace the class's figures refresh while a classmate still has a
+    run going, and stops with the class's last run; outside a course it stops at once."""
     settings.CLASS_REFRESH_SECONDS = 1
     course = people["course"]
+    theirs = add_run(course, people["classmate"], "1a", "tmp", None, RunStatus.RUNNING)
     client.force_login(people["trainee"])
     time.sleep(1.1)  # a class refresh since the course's runs
 
@@ -545,11 +547,13 @@ def test_with_my_runs_done_the_panel_still_takes_in_the_class_results(
     first = client.get("/lab/1a/", headers=HTMX)
     assert first.status_code == 200  # not 286: htmx goes on looking
     assert ">110.0<" in first.content.decode()  # the class median of 100 and 120
-    # A classmate's result comes in: my panel shows it at its next look.
-    add_run(course, people["classmate"], "1a", "tmp", 140)
+    # The classmate's result comes in and their run ends: my panel shows the result at
+    # its next look, and that look is the last.
+    RunResult.objects.create(run=theirs, engine="fio", processes=1, write_bytes_per_s=140 * 2**20)
+    BenchmarkRun.objects.filter(pk=theirs.pk).update(status=RunStatus.COMPLETED)
     time.sleep(1.1)
-    later = client.get("/lab/1a/", headers=HTMX | {"If-None-Match": first["ETag"]})
-    assert later.status_code == 200 and ">120.0<" in later.content.decode()
+    last = client.get("/lab/1a/", headers=HTMX | {"If-None-Match": first["ETag"]})
+    assert last.status_code == 286 and ">120.0<" in last.content.decode()
 
     client.force_login(people["outsider"])
     assert "hx-trigger" not in client.get("/lab/1a/").content.decode()
