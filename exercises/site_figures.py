@@ -16,8 +16,7 @@ from portal.units import mib
 @dataclass(frozen=True)
 class SiteFigure:
     mib_s: float  # the median
-    source: str  # "measured here on 24 November 2026 (median of 5 runs, 310.2–355.0)"
-    runs: int = 0  # how many runs the median is of (0: a published figure)
+    source: str  # "measured here on 24 November 2026: the median of 5 runs, 310.2–355.0 MiB/s"
 
 
 SiteFigures = dict[str, SiteFigure]  # target key -> its figure
@@ -45,7 +44,6 @@ def measured(profile: SiteProfile, key: str, metric: Metric) -> SiteFigures:
             ref.median,
             f"measured here on {ref.measured_at:%-d %B %Y}: the median of {runs} "
             f"run{'s' if runs != 1 else ''}, {ref.low:,.1f}–{ref.high:,.1f} MiB/s",
-            runs,
         )
     return found
 
@@ -63,7 +61,6 @@ def class_runs(profile: SiteProfile, key: str, metric: Metric) -> SiteFigures:
         k: SiteFigure(
             statistics.median(v),
             f"the median of {len(v)} run{'s' if len(v) > 1 else ''} in this lab",
-            len(v),
         )
         for k, v in per_target.items()
     }

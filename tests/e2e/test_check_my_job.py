@@ -20,6 +20,11 @@ def vsc3_site(db, settings) -> None:
     settings.SITE_PROFILE = "vsc3"
 
 
+def upload(page: Page, path) -> None:
+    page.get_by_label("Darshan log of the job (.darshan)").set_input_files(path)
+    page.get_by_role("button", name="Check the log").click()
+
+
 @pytest.mark.django_db(transaction=True)
 def test_a_user_uploads_a_log_sees_the_advice_and_runs_the_resembling_exercise(
     live_portal, vsc3_site, make_user, page: Page
@@ -29,8 +34,7 @@ def test_a_user_uploads_a_log_sees_the_advice_and_runs_the_resembling_exercise(
     page.get_by_role("navigation").get_by_role("link", name="Check my job").click()
     expect(page.get_by_role("heading", name="Check my job", level=1)).to_be_visible()
 
-    page.get_by_label("Darshan log of the job (.darshan)").set_input_files(log("random-4k"))
-    page.get_by_role("button", name="Check the log").click()
+    upload(page, log("random-4k"))
 
     # The worker reads it while the page polls; nobody reloads.
     expect(page.get_by_role("heading", name="random I/O")).to_be_visible(timeout=30_000)
@@ -66,8 +70,7 @@ def test_a_file_that_is_no_log_gets_its_reason_and_leaves_nothing(
 
     log_in(page, live_portal, make_user())
     page.goto(f"{live_portal}/check-my-job/")
-    page.get_by_label("Darshan log of the job (.darshan)").set_input_files(not_a_log(tmp_path))
-    page.get_by_role("button", name="Check the log").click()
+    upload(page, not_a_log(tmp_path))
     expect(page.get_by_role("alert")).to_contain_text("This is not a Darshan log", timeout=30_000)
     expect(page.get_by_text("Nothing of this log was kept")).to_be_visible()
     assert not JobCheck.objects.exists()
@@ -80,8 +83,7 @@ def test_a_partial_log_is_flagged_above_its_advice(
 ) -> None:
     log_in(page, live_portal, make_user())
     page.goto(f"{live_portal}/check-my-job/")
-    page.get_by_label("Darshan log of the job (.darshan)").set_input_files(partial(tmp_path))
-    page.get_by_role("button", name="Check the log").click()
+    upload(page, partial(tmp_path))
 
     warning = page.locator("#partial")
     expect(warning).to_be_visible(timeout=30_000)

@@ -21,6 +21,20 @@ def log_in(page: Page, base_url: str, user, password: str = "pw-Test-1") -> None
     expect(page.get_by_role("heading", name="Welcome, Ada")).to_be_visible()
 
 
+def ask_the_advisor(
+    page: Page, *, data_gib: str, app_gib: str, node_gib: str | None = None
+) -> None:
+    """The questionnaire, as the course asks it: heavy random I/O on a few large files."""
+    page.get_by_role("link", name="Which target?").click()
+    page.get_by_label("How does the job read and write?").select_option("random")
+    page.get_by_label("Its files are").select_option("few_large")
+    page.get_by_label("How much data does it read or write (GiB)?").fill(data_gib)
+    if node_gib is not None:  # else the site's, as the form has it
+        page.get_by_label("Memory per node (GiB)").fill(node_gib)
+    page.get_by_label("Memory the program itself needs (GiB)").fill(app_gib)
+    page.get_by_role("button", name="Advise me").click()
+
+
 @pytest.mark.django_db(transaction=True)
 def test_a_trainee_runs_1a_on_two_targets_and_compares(
     live_portal, sync_loop, dev_profile, trainee, page: Page
@@ -76,13 +90,7 @@ def test_the_advisor_stages_heavy_random_io_into_tmpdir(live_server, settings, m
     settings.SITE_PROFILE = "vsc3"
     log_in(page, live_server.url, make_user())
 
-    page.get_by_role("link", name="Which target?").click()
-    page.get_by_label("How does the job read and write?").select_option("random")
-    page.get_by_label("Its files are").select_option("few_large")
-    page.get_by_label("How much data does it read or write (GiB)?").fill("10")
-    page.get_by_label("Memory per node (GiB)").fill("64")
-    page.get_by_label("Memory the program itself needs (GiB)").fill("32")
-    page.get_by_role("button", name="Advise me").click()
+    ask_the_advisor(page, data_gib="10", node_gib="64", app_gib="32")
 
     advice = page.locator("#advice")
     expect(advice.locator("ol.ranking > li").first).to_contain_text("$TMPDIR")

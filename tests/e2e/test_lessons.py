@@ -8,7 +8,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from exercises.models import MeasuredReference, Metric
-from tests.e2e.test_lab import log_in
+from tests.e2e.test_lab import ask_the_advisor, log_in
 
 ARTIFACTS = Path(__file__).parent / "artifacts"
 TARGETS = ("$HOME", "$GLOBAL", "$SCRATCH", "$TMPDIR")
@@ -87,12 +87,7 @@ def test_the_advisor_quotes_the_sites_stored_medians(
         )
     log_in(page, live_server.url, make_user())
 
-    page.get_by_role("link", name="Which target?").click()
-    page.get_by_label("How does the job read and write?").select_option("random")
-    page.get_by_label("Its files are").select_option("few_large")
-    page.get_by_label("How much data does it read or write (GiB)?").fill("1")
-    page.get_by_label("Memory the program itself needs (GiB)").fill("4")
-    page.get_by_role("button", name="Advise me").click()
+    ask_the_advisor(page, data_gib="1", app_gib="4")
 
     ranking = page.locator("#advice ol.ranking > li")
     expect(ranking.first).to_contain_text("$TMPDIR")
@@ -107,12 +102,7 @@ def test_the_questionnaire_says_first_what_cannot_work(
 ) -> None:
     """The course's question on the dev cluster's 24 GiB nodes: a 30 GiB program."""
     log_in(page, live_server.url, make_user())
-    page.get_by_role("link", name="Which target?").click()
-    page.get_by_label("How does the job read and write?").select_option("random")
-    page.get_by_label("Its files are").select_option("few_large")
-    page.get_by_label("How much data does it read or write (GiB)?").fill("9.3")
-    page.get_by_label("Memory the program itself needs (GiB)").fill("30")
-    page.get_by_role("button", name="Advise me").click()
+    ask_the_advisor(page, data_gib="9.3", app_gib="30")
 
     plan = page.locator("#advice .plan")
     expect(plan).to_contain_text(
