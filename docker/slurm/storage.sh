@@ -107,7 +107,7 @@ image_mount() {
 # so sync waits for the disk and the throttle below sees every request.
 image_mount home "$HOME_SIZE" on "$HOME_OPTIONS"
 home_loop=$LOOP
-# $GLOBAL: straight to the disk as well, with nothing but its cap on requests.
+# $GLOBAL: straight to the disk as well, with nothing but its caps (below) between.
 image_mount global "$GLOBAL_SIZE" on "$GLOBAL_OPTIONS"
 global_loop=$LOOP
 # $SCRATCH: no journal; nobarrier sends no cache flush, and the loop device's buffered
