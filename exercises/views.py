@@ -75,8 +75,7 @@ def _runs_panel(request: HttpRequest, panel: lab.PanelState) -> HttpResponse:
         return not_modified
     ctx = _panel_context(request, panel)
     response = render(request, "exercises/exercise_detail.html#runs-panel", ctx)
-    still = ctx["polling"] or bool(ctx["class_refresh"])
-    return poll_answer(response, still_polling=still, version=panel.version)
+    return poll_answer(response, still_polling=bool(ctx["poll_seconds"]), version=panel.version)
 
 
 def _panel_context(request: HttpRequest, panel: lab.PanelState) -> dict:
@@ -88,6 +87,8 @@ def _panel_context(request: HttpRequest, panel: lab.PanelState) -> dict:
         places = slots.places(request.user.pk)
         for run in runs:
             run.waiting_place = places.get(run.pk)
+    polling = any(run.status in UNFINISHED_STATUSES for run in runs)
+    class_refresh = settings.CLASS_REFRESH_SECONDS or None
     return {
         "exercise": exercise,
         "runs": runs,
@@ -95,11 +96,11 @@ def _panel_context(request: HttpRequest, panel: lab.PanelState) -> dict:
         "chart": chart(figures, "mine", "class", "reference", "measured"),
         "rates": lab.rates(exercise, request.user, figures) if exercise.measures_metadata else None,
         "lesson": lab.lesson_lines(exercise, request.user, figures),
-        "polling": any(run.status in UNFINISHED_STATUSES for run in runs),
-        # While my class still has runs of it going, their figures come in after mine
-        # are done: the panel looks again at the pace they refresh (a 304 while nothing
-        # changed), and stops with the class's last run.
-        "class_refresh": settings.CLASS_REFRESH_SECONDS if panel.class_going else None,
+        # Every 2 s while a run of mine is going. While my class still has runs of it
+        # going, their figures come in after mine are done: the panel looks again at
+        # the pace they refresh (a 304 while nothing changed), and stops with the
+        # class's last run.
+        "poll_seconds": 2 if polling else (class_refresh if panel.class_going else None),
         "version": panel.version,  # its polls send it back (portal/polling.py)
     }
 
