@@ -33,12 +33,10 @@ def shapes(profile: SiteProfile) -> list[ExerciseShape]:
 
 def figures(profile: SiteProfile, exercise_key: str, reading: bool) -> Figures:
     """Target key -> (MiB/s, where from) for one exercise: its medians from
-    exercises/site_figures.py, the same figures every page quotes. A job that reads is
-    compared with read figures where the site has them."""
+    exercises/site_figures.py, the same figures every page quotes: its reads or its
+    writes (the advisor falls back to writes, and says so)."""
     metric = Metric.READ if reading else Metric.WRITE
     found = site_figures.for_exercise(profile, exercise_key, metric)
-    if not found and reading:  # a site that measured writes only
-        return figures(profile, exercise_key, reading=False)
     return {key: (f.mib_s, f.source) for key, f in found.items()}
 
 

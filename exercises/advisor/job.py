@@ -230,8 +230,12 @@ def advise_job(
     # site has one; else beside its writes, and every figure says so.
     readers = [s for s in shapes if s.reads and s.pattern == pattern_of(p).value]
     exercise = resembles(p, readers if reading and readers else shapes)
-    by_writes = reading and exercise is not None and not exercise.reads
     figures = figures_for(exercise.key, reading) if exercise else {}
+    # Without read figures (an exercise that reads nothing back, or a site that has
+    # figures of its writes only), the writes stand in, and every figure says so.
+    by_writes = reading and exercise is not None and not figures
+    if by_writes:
+        figures = figures_for(exercise.key, False)
     if exercise and figures:
         # Every figure on the page is the resembling exercise's: the ranking's notes and
         # the speed-up set the same two numbers beside each other.

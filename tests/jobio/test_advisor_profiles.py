@@ -32,6 +32,9 @@ REFS = {
 
 
 def figures_for(key: str, reading: bool) -> dict[str, tuple[float, str]]:
+    """VSC-3 published write figures only: none of reads."""
+    if reading:
+        return {}
     return {t: (v, "published") for (e, t), v in REFS.items() if e == key}
 
 
@@ -334,3 +337,20 @@ def test_a_reading_job_is_set_beside_an_exercise_that_reads_where_there_is_one()
     job = advise_job(streaming_reads, VSC3, 64, readers, lambda key, reading: {})
 
     assert job.resembles.key == "5a"
+
+
+def test_an_exercise_that_reads_on_a_site_without_read_figures_is_quoted_as_writes() -> None:
+    """5a reads its data back, but the site has only 5a's write figures: the job's page
+    says they are writes, never calls them reads."""
+    streaming_reads = io(size=MiB, requests=2048, seq=1.0, consec=1.0, reads=True)
+    readers = [*SHAPES, ExerciseShape("5a", "Write and read", "sequential", MiB, 8, 1, reads=True)]
+    writes_only = {"tmp": (2000.0, "measured here"), "global": (400.0, "measured here")}
+
+    job = advise_job(
+        streaming_reads, VSC3, 64, readers, lambda key, reading: {} if reading else writes_only
+    )
+
+    assert job.resembles.key == "5a"
+    notes = [reason for r in job.advice.ranking for reason in r.reasons]
+    assert any(n.startswith("Exercise 5a (writes): ") for n in notes)
+    assert not any("(reads)" in n for n in notes)
