@@ -38,7 +38,7 @@ from django.test import Client
 from django.utils.module_loading import import_string
 
 from bench.conftest import pct, write_results
-from exercises.models import Course, Enrollment
+from exercises.courses.models import Course, Enrollment
 from jobs.models import UNFINISHED_STATUSES, BenchmarkRun, RunStatus
 from jobs.slurm import get_client
 from portal import settings as site_settings

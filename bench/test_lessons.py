@@ -14,7 +14,7 @@ from datetime import UTC, datetime
 import pytest
 
 from bench.conftest import write_results
-from exercises import lessons
+from exercises.catalogue import lessons
 from tests.lessons import claims, run_round, tally
 
 pytestmark = [pytest.mark.live, pytest.mark.django_db(transaction=True)]

@@ -30,7 +30,8 @@ from pathlib import Path
 
 from django.conf import settings
 
-from jobio.profile import CUT_SHORT, IOProfile, LogUnreadable
+from exercises.advisor.profile import IOProfile
+from jobio.profile import CUT_SHORT, LogUnreadable
 from portal.children import run_child
 
 MiB = 2**20

@@ -7,13 +7,13 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
-from exercises import lab
+from exercises.advisor.facts import advice_for
+from exercises.advisor.profile import IOProfile
+from exercises.catalogue.profiles import active_profile
 from jobio import checks
-from jobio.advice import advice_for
 from jobio.charts import chart_data, size_rows
 from jobio.forms import JobIdForm, UploadForm
 from jobio.models import JobCheck
-from jobio.profile import IOProfile
 from jobio.tasks import read_once_committed
 from portal.polling import poll_answer
 
@@ -96,12 +96,12 @@ def check_detail(request: HttpRequest, pk: str) -> HttpResponse:
 
 def _result(check: JobCheck) -> dict:
     io = IOProfile.from_json(check.profile)
-    profile = lab.active_profile()
+    profile = active_profile()
     job = advice_for(io, profile)
     link = None
     names = {r.target_key: r.target_name for r in job.advice.ranking}
     if job.resembles:
-        url = reverse("exercises:exercise-detail", args=[job.resembles.key])
+        url = reverse("lab:exercise-detail", args=[job.resembles.key])
         link = f"{url}?{urlencode([('targets', key) for key in job.recommended])}"
     return {
         "io": io,

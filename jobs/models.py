@@ -40,18 +40,18 @@ class BenchmarkRun(models.Model):
     # Snapshots taken when the run starts: later edits of accounts or targets
     # must not rewrite what a past run did.
     cluster_username = models.CharField(max_length=32)
-    target = models.ForeignKey("exercises.StorageTarget", on_delete=models.PROTECT)
+    target = models.ForeignKey("catalogue.StorageTarget", on_delete=models.PROTECT)
     # What the run was for (the workload itself is a snapshot, below).
     exercise = models.ForeignKey(
-        "exercises.Exercise", null=True, blank=True, on_delete=models.SET_NULL, related_name="runs"
+        "catalogue.Exercise", null=True, blank=True, on_delete=models.SET_NULL, related_name="runs"
     )
     # The course the run counts for (its class figures), if any.
     course = models.ForeignKey(
-        "exercises.Course", null=True, blank=True, on_delete=models.SET_NULL, related_name="runs"
+        "courses.Course", null=True, blank=True, on_delete=models.SET_NULL, related_name="runs"
     )
     # The calibration round it measures for, if any (never a class figure).
     calibration = models.ForeignKey(
-        "exercises.Calibration",
+        "calibration.Calibration",
         null=True,
         blank=True,
         on_delete=models.SET_NULL,

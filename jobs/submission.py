@@ -21,17 +21,18 @@ import math
 import secrets
 from datetime import timedelta
 from functools import partial
+from typing import Protocol
 
 from celery import shared_task
 from celery.app.task import Task
 from django.conf import settings
 from django.core.cache import cache
 from django.db import transaction
+from django.db.models import Model
 from django.utils import timezone
 from kombu.exceptions import OperationalError as BrokerUnavailable
 from pydantic import ValidationError
 
-from exercises.models import Calibration, Course, Exercise, StorageTarget
 from jobs import slots
 from jobs.engines import Workload, get_engine
 from jobs.engines.base import validation_reason
@@ -52,8 +53,17 @@ BROKER_DOWN_REASON = (
 )
 
 
+class RunTarget(Protocol):
+    """What a run needs of its storage target (a catalogue.StorageTarget): the jobs
+    know targets by this, and by the foreign key, never by the catalogue's code."""
+
+    in_memory: bool
+
+    def directory_for(self, cluster_username: str) -> str: ...
+
+
 def start_run(
-    account: ClusterAccount, target: StorageTarget, workload: Workload, **run: object
+    account: ClusterAccount, target: RunTarget, workload: Workload, **run: object
 ) -> BenchmarkRun:
     """Saves a queued run (new_run); its submission is enqueued once the row is
     committed. A `waiting` one waits for `queue_waiting` instead."""
@@ -66,15 +76,15 @@ def start_run(
 
 def new_run(
     account: ClusterAccount,
-    target: StorageTarget,
+    target: RunTarget,
     workload: Workload,
     *,
     engine: str = "fio",
     time_limit_minutes: int = 10,
-    exercise: Exercise | None = None,
-    course: Course | None = None,
+    exercise: Model | None = None,
+    course: Model | None = None,
     waiting: bool = False,
-    calibration: Calibration | None = None,
+    calibration: Model | None = None,
 ) -> BenchmarkRun:
     """A run of `workload` on `target` as `account`, not yet saved: queued, or
     `waiting` for a slot. No rule is checked here: the lab's rules (caps, quota,

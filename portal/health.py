@@ -1,14 +1,15 @@
-"""The checks behind /healthz: each says ok or not, and what it saw."""
+"""The checks behind /healthz: each says ok or not, and what it saw. The portal checks
+its database and Redis; an app adds what it depends on with `register` in its ready()
+(jobs: slurmrestd), so the portal imports no app."""
 
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from django.conf import settings
 from django.core.cache import cache
 from django.db import connection
-
-from jobs.slurm import SlurmError, get_client
 
 
 @dataclass
@@ -38,24 +39,17 @@ def check_redis() -> Check:
     return Check("Redis", ok, "reachable" if ok else "answered, but lost a value")
 
 
-def check_slurm() -> Check:
-    client = get_client()
-    try:
-        ping = client.ping()
-        cluster = client.cluster_name()
-    except SlurmError as e:
-        return Check("Slurm (slurmrestd)", False, str(e))
-    facts = {
-        "API version": ping.api_version,
-        "Slurm release": ping.release,
-        "controller": f"{ping.hostname} ({'up' if ping.up else 'DOWN'})",
-        "cluster": cluster or "(not reported)",
-    }
-    return Check("Slurm (slurmrestd)", ping.up, "reachable and authenticated", facts)
+_registered: list[Callable[[], Check]] = []
+
+
+def register(check: Callable[[], Check]) -> None:
+    """Adds an app's check to every round (once, however often ready() runs)."""
+    if check not in _registered:
+        _registered.append(check)
 
 
 def run_checks() -> list[Check]:
-    return [check_database(), check_redis(), check_slurm()]
+    return [check_database(), check_redis(), *(check() for check in _registered)]
 
 
 _last_verdict: tuple[float, bool] | None = None

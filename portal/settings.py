@@ -101,9 +101,16 @@ INSTALLED_APPS = [
     "django_htmx",
     "template_partials",
     "axes",
+    # Lowest first: each imports only those above it (docs/architecture.md).
     "portal",
-    "exercises",
     "jobs",
+    "exercises",  # the teaching domain's migration history, no models
+    "exercises.catalogue",
+    "exercises.quotas",
+    "exercises.courses",
+    "exercises.advisor",
+    "exercises.lab",
+    "exercises.calibration",
     "jobio",
 ]
 
@@ -138,7 +145,7 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "portal.context_processors.site",
-                "exercises.context_processors.quota_alerts",
+                "exercises.quotas.context_processors.quota_alerts",
             ],
             # {% partialdef %} everywhere, as Django 6 has it built in.
             "builtins": ["template_partials.templatetags.partials"],
@@ -406,7 +413,7 @@ if SUBMIT_LEASE_SECONDS < 3 * SLURMRESTD_TIMEOUT:
 # output never came, is lost (jobs/lost.py).
 LOST_AFTER_SECONDS = envint("LOST_AFTER_SECONDS", "30")
 
-# The site profile in use (exercises/profiles/NAME.toml, loaded with
+# The site profile in use (exercises/catalogue/sites/NAME.toml, loaded with
 # `manage.py load_site_profile NAME`).
 SITE_PROFILE = os.getenv("SITE_PROFILE", "dev")
 # Runs a user may have going at once (queued, pending or running); more wait for a
@@ -415,7 +422,7 @@ MAX_ACTIVE_RUNS_PER_USER = envint("MAX_ACTIVE_RUNS_PER_USER", "8")
 MAX_WAITING_RUNS_PER_USER = envint("MAX_WAITING_RUNS_PER_USER", "40")
 # How often a trainee's lab panel takes in the class's new results (their own: at once).
 CLASS_REFRESH_SECONDS = envint("CLASS_REFRESH_SECONDS", "10")
-# Runs of a calibration round going at once (exercises/calibration.py): the round
+# Runs of a calibration round going at once (exercises/calibration/rounds.py): the round
 # measures the site, so it must not crowd the node or queue ahead of the users.
 CALIBRATION_PARALLEL = envint("CALIBRATION_PARALLEL", "2")
 if CALIBRATION_PARALLEL < 1:
@@ -466,7 +473,7 @@ DARSHAN_USER_MAX_BYTES = envint("DARSHAN_USER_MAX_BYTES", str(128 * 2**20))
 # How long finding a job's log in DARSHAN_LOG_DIR may take (a hung mount).
 DARSHAN_LOOKUP_SECONDS = envint("DARSHAN_LOOKUP_SECONDS", "10")
 
-# Quota collection (exercises/quota/): how often, how long one tool may take, where the
+# Quota collection (exercises/quotas/): how often, how long one tool may take, where the
 # tools are looked for, the most files the local collector counts in one user's directory,
 # and Open OnDemand quota files to import (colon-separated, like OOD_QUOTA_PATH).
 QUOTA_INTERVAL_SECONDS = float(os.getenv("QUOTA_INTERVAL_SECONDS", "600"))

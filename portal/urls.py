@@ -11,7 +11,12 @@ urlpatterns = [
     # Answer only with LOGIN_METHOD=oidc (portal/oidc.py).
     path("oidc/login/", oidc.Start.as_view(), name="oidc-login"),
     path("oidc/callback/", oidc.Callback.as_view(), name="oidc-callback"),
-    path("", include("exercises.urls")),
+    # Calibration before the lab: "lab/calibration/" is no exercise.
+    path("", include("exercises.calibration.urls")),
+    path("", include("exercises.lab.urls")),
+    path("", include("exercises.courses.urls")),
+    path("", include("exercises.quotas.urls")),
+    path("", include("exercises.advisor.urls")),
     path("jobs/", include("jobs.urls")),
     path("check-my-job/", include("jobio.urls")),
     path("admin/", admin.site.urls),

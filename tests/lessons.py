@@ -5,9 +5,9 @@ at most (tests/exercises/test_lessons_live.py)."""
 
 from dataclasses import dataclass
 
-from exercises import lessons
-from exercises.models import Exercise, SiteProfile, StorageTarget
-from exercises.start import start_exercise_run
+from exercises.catalogue import lessons
+from exercises.catalogue.models import Exercise, SiteProfile, StorageTarget
+from exercises.lab.start import start_exercise_run
 from jobs.models import RunStatus
 from portal.models import ClusterAccount
 from tests.runs import follow

@@ -18,7 +18,7 @@ from django.contrib.auth.models import User
 from django.core.management import call_command
 from django.db import connection
 
-from exercises.models import SiteProfile, StorageTarget
+from exercises.catalogue.models import SiteProfile, StorageTarget
 from jobs.engines.base import KiB, MiB, Pattern, Workload
 from jobs.models import UNFINISHED_STATUSES, BenchmarkRun
 from jobs.sync import sync
@@ -97,7 +97,7 @@ def sync_loop_only(db) -> Iterator[None]:
 
 
 def use_site_profile(name: str, settings) -> SiteProfile:
-    """Loads the shipped profile `name` (exercises/profiles/) and makes it the site's."""
+    """Loads the shipped profile `name` (exercises/catalogue/sites/) and makes it the site's."""
     call_command("load_site_profile", name, stdout=io.StringIO())
     settings.SITE_PROFILE = name
     return SiteProfile.objects.get(name=name)

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The dev site's storage targets, made to differ for reasons a trainee can look up
-# (exercises/profiles/dev.toml says the same on each target's page):
+# (exercises/catalogue/sites/dev.toml says the same on each target's page):
 #   $HOME    /srv/storagelab/home     a small ext4 image on a loop device, mounted
 #            sync,dirsync (every write and every file creation waits until it is on
 #            the disk) and capped at $HOME_MIB_S MiB/s each way: a slow, safe home.

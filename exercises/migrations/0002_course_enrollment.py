@@ -2,7 +2,7 @@
 
 import django.db.models.deletion
 import django.utils.timezone
-import exercises.models
+import exercises.courses.models
 from django.conf import settings
 from django.db import migrations, models
 
@@ -20,7 +20,7 @@ class Migration(migrations.Migration):
             fields=[
                 ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
                 ('title', models.CharField(max_length=120)),
-                ('join_code', models.CharField(default=exercises.models.new_join_code, max_length=16, unique=True)),
+                ('join_code', models.CharField(default=exercises.courses.models.new_join_code, max_length=16, unique=True)),
                 ('opens_at', models.DateTimeField(default=django.utils.timezone.now)),
                 ('closes_at', models.DateTimeField(blank=True, null=True)),
                 ('max_active_runs', models.PositiveIntegerField(default=4, help_text='Runs one trainee may have going at once in this course')),

@@ -27,7 +27,7 @@ from tests.names import unique_name
 
 pytestmark = pytest.mark.live
 
-# The runs panel of an exercise page: one row per run (templates/exercises/exercise_detail.html).
+# The runs panel of an exercise page: one row per run (templates/lab/exercise_detail.html).
 RUN_ROW = re.compile(
     r'<tr data-run="[^"]+">\s*<th scope="row"><a [^>]*>([^<]+)</a></th>\s*'
     r'<td><span class="status (\w+)">.*?</td>\s*<td class="num">([^<]*)</td>',

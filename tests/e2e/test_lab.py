@@ -6,7 +6,7 @@ import pytest
 from django.utils import timezone
 from playwright.sync_api import Page, expect
 
-from exercises.models import ReferenceResult
+from exercises.catalogue.models import ReferenceResult
 from jobs.models import BenchmarkRun, RunStatus
 from tests.runs import make_run
 

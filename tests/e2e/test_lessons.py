@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page, expect
 
-from exercises.models import MeasuredReference, Metric
+from exercises.catalogue.models import MeasuredReference, Metric
 from tests.e2e.test_lab import ask_the_advisor, log_in
 
 ARTIFACTS = Path(__file__).parent / "artifacts"

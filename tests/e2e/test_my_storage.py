@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page, expect
 
-from exercises.quota.collectors import collect_all
+from exercises.quotas.collectors import collect_all
 from portal.units import MiB
 from tests.conftest import DISK_ROOT
 from tests.e2e.test_lab import ARTIFACTS, log_in

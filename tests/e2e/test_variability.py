@@ -12,7 +12,7 @@ import pytest
 from django.core.management import call_command
 from playwright.sync_api import Page, expect
 
-from exercises.models import MeasuredReference
+from exercises.catalogue.models import MeasuredReference
 from tests.e2e.test_lab import log_in
 
 ARTIFACTS = Path(__file__).parent / "artifacts"

@@ -11,10 +11,11 @@ from pathlib import Path
 from django.core.cache import cache
 from django.db import connection
 
-from exercises.models import Quota, QuotaCollector, QuotaSource, SiteProfile, StorageTarget
-from exercises.quota.store import record_usage
-from exercises.quota.usage import Usage
-from exercises.tasks import COLLECT_LOCK_KEY
+from exercises.catalogue.models import QuotaCollector, QuotaSource, SiteProfile, StorageTarget
+from exercises.quotas.models import Quota
+from exercises.quotas.store import record_usage
+from exercises.quotas.tasks import COLLECT_LOCK_KEY
+from exercises.quotas.usage import Usage
 from portal.celery import app
 from portal.models import ClusterAccount
 from tests.conftest import ROOT

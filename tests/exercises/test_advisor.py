@@ -1,11 +1,10 @@
 """The "Which target should I use?" advisor, on VSC-3 as its 2019 storage course
 describes it: the targets' facts, use_for/avoid_for and quotas come from
-exercises/profiles/vsc3.toml, the figures from the course's references (1b as the
+exercises/catalogue/sites/vsc3.toml, the figures from the course's references (1b as the
 sequential figure, 2a as the random one). Plain pytest, no database."""
 
 import tomllib
 from dataclasses import dataclass, replace
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -19,10 +18,9 @@ from exercises.advisor import (
     TargetFacts,
     advise,
 )
+from exercises.catalogue.profiles import PROFILES
 from jobs.engines import get_engine
 from jobs.engines.base import Pattern, Target, Workload
-
-PROFILES = Path(__file__).resolve().parents[2] / "exercises" / "profiles"
 
 
 def profile(name: str) -> dict:

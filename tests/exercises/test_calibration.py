@@ -9,9 +9,10 @@ import random
 import pytest
 from django.utils import timezone
 
-from exercises import calibration
-from exercises.calibration import CalibrationRefused, advance, cancel_round, start_round
-from exercises.models import Calibration, MeasuredReference, Metric
+from exercises.calibration import rounds
+from exercises.calibration.models import Calibration
+from exercises.calibration.rounds import CalibrationRefused, advance, cancel_round, start_round
+from exercises.catalogue.models import MeasuredReference, Metric
 from jobs.models import ACTIVE_STATUSES, BenchmarkRun, RunResult, RunStatus
 from portal.units import GiB, MiB
 from tests.exercises.quotas import fill
@@ -252,7 +253,7 @@ def test_progress_counts_the_rounds_runs(staff, dev_profile) -> None:
     first, _ = going(round_)
     complete(first, 1.0)
 
-    now = calibration.progress(round_)
+    now = rounds.progress(round_)
 
     assert (now.total, now.started, now.going, now.ended, now.gave_figures) == (12, 2, 1, 1, 1)
 

@@ -4,7 +4,9 @@ line, exits non-zero and starts nothing; a good one says which round it started.
 import pytest
 from django.core.management import ManagementUtility, base
 
-from exercises.models import Calibration, MeasuredReference
+from exercises.calibration import rounds
+from exercises.calibration.models import Calibration
+from exercises.catalogue.models import MeasuredReference
 from jobs.models import BenchmarkRun, RunResult, RunStatus
 
 pytestmark = pytest.mark.django_db
@@ -112,9 +114,7 @@ def test_if_unmeasured_starts_nothing_once_the_site_is_measured(capsys, dev_prof
 
 def test_wait_follows_the_round_and_prints_the_table(capsys, dev_profile, staff, monkeypatch):
     # The runs end as soon as they start, as if the cluster were very fast.
-    import exercises.calibration as calibration
-
-    real_start_next = calibration._start_next
+    real_start_next = rounds._start_next
 
     def start_and_finish(*args, **kwargs):
         runs = real_start_next(*args, **kwargs)
@@ -125,7 +125,7 @@ def test_wait_follows_the_round_and_prints_the_table(capsys, dev_profile, staff,
             )
         return runs
 
-    monkeypatch.setattr(calibration, "_start_next", start_and_finish)
+    monkeypatch.setattr(rounds, "_start_next", start_and_finish)
 
     status, out, _ = calibrate(
         capsys, "--user", staff.username, "--repeat", "2", "--exercises", "1a", "--targets",

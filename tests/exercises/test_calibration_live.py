@@ -9,7 +9,7 @@ import pytest
 from django.core.management import call_command
 from django.test import Client
 
-from exercises.models import MeasuredReference, ReferenceResult, Unit
+from exercises.catalogue.models import MeasuredReference, ReferenceResult, Unit
 from jobs.models import RunStatus
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.live]

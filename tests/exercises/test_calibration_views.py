@@ -6,8 +6,10 @@ import pytest
 from django.contrib.auth.models import Permission
 from django.utils import timezone
 
-from exercises.calibration import start_round
-from exercises.models import Calibration, Course, MeasuredReference, ReferenceResult, Unit
+from exercises.calibration.models import Calibration
+from exercises.calibration.rounds import start_round
+from exercises.catalogue.models import MeasuredReference, ReferenceResult, Unit
+from exercises.courses.models import Course
 from jobs.models import BenchmarkRun, RunResult, RunStatus
 
 pytestmark = pytest.mark.django_db

@@ -14,7 +14,7 @@ from django.test import Client
 from django.utils import timezone
 from django.utils.html import escape
 
-from exercises.models import Course, Enrollment
+from exercises.courses.models import Course, Enrollment
 from jobs.models import BenchmarkRun, RunResult, RunStatus
 from tests.exercises.test_lab_views import poll_headers
 from tests.runs import make_run

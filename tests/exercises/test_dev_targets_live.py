@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from django.urls import reverse
 
-from exercises.models import SiteProfile, StorageTarget
+from exercises.catalogue.models import SiteProfile, StorageTarget
 from jobs.models import RunStatus
 from jobs.submission import start_run
 from tests.conftest import ACCOUNT_SCRIPT

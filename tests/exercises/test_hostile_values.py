@@ -8,8 +8,8 @@ import pytest
 from django.core.exceptions import ValidationError
 from django.test import Client
 
-from exercises.management.commands.load_site_profile import PROFILES, load
-from exercises.models import SiteProfile, StorageTarget
+from exercises.catalogue.models import SiteProfile, StorageTarget
+from exercises.catalogue.profiles import PROFILES, load
 from jobs.scripts import render_script
 from portal.models import ClusterAccount
 from tests.runs import make_run
@@ -103,11 +103,11 @@ def test_the_admin_refuses_a_hostile_target_name_and_keeps_a_plain_one(
     client.force_login(make_user(superuser=True))
 
     for name in HOSTILE.values():
-        page = client.post("/admin/exercises/storagetarget/add/", admin_target_form(site, name))
+        page = client.post("/admin/catalogue/storagetarget/add/", admin_target_form(site, name))
         assert page.status_code == 200 and "A target name is letters" in page.content.decode()
     assert not StorageTarget.objects.filter(profile=site).exists()
 
-    added = client.post("/admin/exercises/storagetarget/add/", admin_target_form(site, "BeeGFS"))
+    added = client.post("/admin/catalogue/storagetarget/add/", admin_target_form(site, "BeeGFS"))
     assert added.status_code == 302
     assert StorageTarget.objects.get(profile=site).name == "BeeGFS"
 

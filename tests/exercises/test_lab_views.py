@@ -9,8 +9,8 @@ import pytest
 from django.test import Client
 from django.utils import timezone
 
-from exercises.figures import variation
-from exercises.models import MeasuredReference, Metric, ReferenceResult, Unit
+from exercises.catalogue.figures import variation
+from exercises.catalogue.models import MeasuredReference, Metric, ReferenceResult, Unit
 from jobs.models import BenchmarkRun, RunResult, RunStatus
 
 pytestmark = pytest.mark.django_db

@@ -3,7 +3,7 @@
 import pytest
 from django.core.exceptions import ValidationError
 
-from exercises.lessons import Claim, Side, claims_of, judge, line
+from exercises.catalogue.lessons import Claim, Side, claims_of, judge, line
 
 TMP, GLOBAL = Side("2a", "tmp"), Side("2a", "global")
 FIVE_TIMES = Claim(TMP, GLOBAL, 5.0, "Memory takes small random writes at least 5× as fast.")

@@ -4,7 +4,7 @@ trainee's may be). `make bench` counts ten rounds (bench/test_lessons.py)."""
 
 import pytest
 
-from exercises import lessons
+from exercises.catalogue import lessons
 from tests.lessons import claims, run_round, tally
 
 pytestmark = [pytest.mark.live, pytest.mark.django_db(transaction=True)]

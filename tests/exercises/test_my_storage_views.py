@@ -8,7 +8,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from exercises.quota.store import record_failure
+from exercises.quotas.store import record_failure
 from portal.units import GiB, MiB
 from tests.exercises.quotas import dev_target, fill
 

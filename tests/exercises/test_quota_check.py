@@ -3,8 +3,8 @@ the quota on each chosen target; if not, it starts nothing and says what to do."
 
 import pytest
 
-from exercises.quota.checks import needs, quota_problem
-from exercises.quota.store import record_failure
+from exercises.quotas.checks import needs, quota_problem
+from exercises.quotas.store import record_failure
 from jobs.engines.base import Pattern, Workload
 from jobs.models import BenchmarkRun
 from portal.units import GiB, MiB

@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 from django.core.management import call_command
 
-from exercises.models import Quota
-from exercises.quota.collectors import collect_all, collect_one
-from exercises.tasks import collect_quotas
+from exercises.quotas.collectors import collect_all, collect_one
+from exercises.quotas.models import Quota
+from exercises.quotas.tasks import collect_quotas
 from jobs.submission import start_run
 from portal.models import ClusterAccount
 from portal.units import MiB

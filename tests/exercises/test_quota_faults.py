@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from exercises.models import QuotaCollector
-from exercises.quota import collectors, local
-from exercises.quota.collectors import collect_all
-from exercises.tasks import collect_quotas
+from exercises.catalogue.models import QuotaCollector
+from exercises.quotas import collectors, local
+from exercises.quotas.collectors import collect_all
+from exercises.quotas.tasks import collect_quotas
 from jobs.models import BenchmarkRun, RunStatus
 from jobs.submission import cancel, start_run
 from portal.celery import app

@@ -11,10 +11,11 @@ from datetime import UTC, datetime
 import pytest
 from django.core.management import CommandError, call_command
 
-from exercises.models import Quota, QuotaCollector, QuotaSource, StorageTarget
-from exercises.quota.ondemand import import_files
-from exercises.quota.store import record_usage
-from exercises.quota.usage import Usage
+from exercises.catalogue.models import QuotaCollector, QuotaSource, StorageTarget
+from exercises.quotas.models import Quota
+from exercises.quotas.ondemand import import_files
+from exercises.quotas.store import record_usage
+from exercises.quotas.usage import Usage
 from portal.units import GiB
 
 pytestmark = pytest.mark.django_db

@@ -6,14 +6,14 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from exercises.quota.parsers import (
+from exercises.quotas.parsers import (
     parse_beegfs_ctl_csv,
     parse_beegfs_list_usage,
     parse_lfs_quota,
     parse_mmlsquota,
     parse_quota,
 )
-from exercises.quota.usage import QuotaParseError
+from exercises.quotas.usage import QuotaParseError
 from portal.units import GiB, KiB
 
 NOW = datetime(2026, 3, 2, 12, 0, tzinfo=UTC)

@@ -10,8 +10,9 @@ from django.contrib.auth.models import Permission
 from django.core.management import call_command
 from django.test import Client
 
-from exercises import lab
-from exercises.models import Course, ReferenceResult, SiteProfile
+from exercises.advisor.facts import target_facts
+from exercises.catalogue.models import ReferenceResult, SiteProfile
+from exercises.courses.models import Course
 from tests.runs import use_site_profile
 
 pytestmark = pytest.mark.django_db
@@ -121,7 +122,7 @@ def test_the_advisor_takes_mb_s_figures_in_mib_s_and_no_file_operations(cri):
     # A write figure in ops/s can only come from the admin; it is no bandwidth.
     ReferenceResult.objects.filter(exercise=ior, metric="write").update(unit="ops/s")
 
-    facts = {t.key: t for t in lab.target_facts(cri)}
+    facts = {t.key: t for t in target_facts(cri)}
 
     # Left: the shared-file figures, 20,230 MB/s on GPFS Scratch.
     assert facts["gpfs-scratch"].sequential_mib_s == pytest.approx(20230e6 / 2**20)

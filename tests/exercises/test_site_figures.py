@@ -3,9 +3,10 @@ medians first, then the class's, then published; never a maximum."""
 
 import pytest
 
-from exercises import lab, site_figures
-from exercises.models import MeasuredReference, Metric
-from jobio.advice import figures as job_figures
+from exercises.advisor.facts import figures as job_figures
+from exercises.advisor.facts import target_facts
+from exercises.catalogue import site_figures
+from exercises.catalogue.models import MeasuredReference, Metric
 from jobs.models import BenchmarkRun, RunResult, RunStatus
 
 pytestmark = pytest.mark.django_db
@@ -55,7 +56,7 @@ def test_the_advisor_quotes_the_calibrations_stored_medians_not_the_best_run(
 ) -> None:
     # A trainee's run far above anything the calibration saw changes nothing.
     a_lucky_run(calibrated, make_user(), "2a", "global", 900.0)
-    facts = {t.key: t for t in lab.target_facts(calibrated)}
+    facts = {t.key: t for t in target_facts(calibrated)}
 
     for target_key in ("home", "global", "tmp"):
         stored = MeasuredReference.objects.get(
@@ -83,4 +84,4 @@ def test_without_a_calibration_the_class_median_stands_never_the_maximum(
 
     assert found["global"].mib_s == 120.0 and found["home"].mib_s == 20.0
     assert found["global"].source == "the median of 3 runs in this lab"
-    assert lab.target_facts(dev_profile)[1].sequential_mib_s == 120.0
+    assert target_facts(dev_profile)[1].sequential_mib_s == 120.0

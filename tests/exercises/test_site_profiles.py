@@ -11,9 +11,9 @@ from django.core.exceptions import ValidationError
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from exercises import lessons
-from exercises.management.commands.load_site_profile import PROFILES, load
-from exercises.models import MeasuredReference, ReferenceResult, SiteProfile
+from exercises.catalogue import lessons, profiles
+from exercises.catalogue.models import MeasuredReference, ReferenceResult, SiteProfile
+from exercises.catalogue.profiles import PROFILES, load
 
 pytestmark = pytest.mark.django_db
 
@@ -164,11 +164,6 @@ BAD_REFERENCES = {
         {"metric": "stat", "unit": "ops/s"},
         "exercise ior-fpp measures bandwidth, not stat",
     ),
-    "the old write_mib_s beside a value": (
-        0,
-        {"write_mib_s": 824.0},
-        "write_mib_s stands alone; give metric, value and unit instead",
-    ),
 }
 
 
@@ -203,9 +198,7 @@ def test_a_figure_given_twice_is_refused() -> None:
 
 
 def test_the_command_names_the_file_and_the_mistake(tmp_path, monkeypatch) -> None:
-    import exercises.management.commands.load_site_profile as command
-
-    monkeypatch.setattr(command, "PROFILES", tmp_path)
+    monkeypatch.setattr(profiles, "PROFILES", tmp_path)
     text = (PROFILES / "cri.toml").read_text().replace('unit = "MB/s"', 'unit = "MB/sec"', 1)
     (tmp_path / "cri.toml").write_text(text)
 
@@ -213,24 +206,6 @@ def test_the_command_names_the_file_and_the_mistake(tmp_path, monkeypatch) -> No
         call_command("load_site_profile", "cri", stdout=io.StringIO())
 
     assert not SiteProfile.objects.filter(name="cri").exists()
-
-
-def test_the_old_write_mib_s_still_reads_as_a_write_figure_in_mib_s() -> None:
-    data = tomllib.loads((PROFILES / "vsc3.toml").read_text())
-    data["profile"]["name"] = "vsc3-2019"
-    data["references"] = [
-        {"exercise": "1a", "target": "home", "write_mib_s": 237.37, "source": "course, 2019"}
-    ]
-
-    load(data)
-
-    ref = ReferenceResult.objects.get(exercise__profile__name="vsc3-2019")
-    assert (ref.metric, ref.value, ref.unit, ref.source) == (
-        "write",
-        237.37,
-        "MiB/s",
-        "course, 2019",
-    )
 
 
 def test_the_dev_exercises_state_the_lessons_the_lesson_check_counts() -> None:

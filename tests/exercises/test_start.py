@@ -7,8 +7,9 @@ import threading
 import pytest
 from django.db import connection
 
-from exercises.models import Course, Enrollment, SiteProfile, StorageTarget
-from exercises.start import StartRefused, start_runs
+from exercises.catalogue.models import SiteProfile, StorageTarget
+from exercises.courses.models import Course, Enrollment
+from exercises.lab.start import StartRefused, start_runs
 from jobs.models import BenchmarkRun, RunStatus
 from tests.runs import make_run
 

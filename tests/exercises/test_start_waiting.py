@@ -8,9 +8,10 @@ from django.contrib.auth.models import Permission
 from django.test import Client
 from kombu.exceptions import OperationalError
 
-from exercises.forms import StartRunsForm
-from exercises.models import Course, Enrollment, SiteProfile, StorageTarget
-from exercises.start import StartRefused, start_runs
+from exercises.catalogue.models import SiteProfile, StorageTarget
+from exercises.courses.models import Course, Enrollment
+from exercises.lab.forms import StartRunsForm
+from exercises.lab.start import StartRefused, start_runs
 from jobs.models import BenchmarkRun
 from tests.exercises.quotas import fill
 from tests.runs import make_run

@@ -4,7 +4,7 @@ from types import SimpleNamespace
 import pytest
 from django.db import transaction
 
-from exercises.models import SiteProfile
+from exercises.catalogue.models import SiteProfile
 from portal.celery import app
 from tests.runs import use_site_profile
 

@@ -10,7 +10,8 @@ import time
 
 import pytest
 
-from jobio.profile import IOProfile, LogUnreadable
+from exercises.advisor.profile import IOProfile
+from jobio.profile import LogUnreadable
 from jobio.sandbox import (
     ANSWER_MAX_BYTES,
     SandboxUnavailable,

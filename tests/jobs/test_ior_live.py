@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from django.test import Client
 
-from exercises.models import SiteProfile
+from exercises.catalogue.models import SiteProfile
 from jobs.engines.base import MiB, Pattern, Workload
 from jobs.models import BenchmarkRun, RunStatus
 from jobs.submission import start_run

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from django.core.management import CommandError, call_command
 
-from exercises.models import StorageTarget
+from exercises.catalogue.models import StorageTarget
 from jobs.models import RunStatus
 from jobs.scripts import job_spec
 from jobs.submission import start_run, submit

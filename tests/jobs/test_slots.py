@@ -11,7 +11,8 @@ from django.db import connection
 from django.test import Client
 from django.utils import timezone
 
-from exercises.models import Course, StorageTarget
+from exercises.catalogue.models import StorageTarget
+from exercises.courses.models import Course
 from jobs import slots
 from jobs.models import BenchmarkRun, RunStatus
 from jobs.states import transition

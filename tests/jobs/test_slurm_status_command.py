@@ -10,7 +10,7 @@ def test_it_prints_the_api_version_and_cluster(capsys) -> None:
     call_command("slurm_status")
 
     out = capsys.readouterr().out
-    assert "api_version: v0.0.38" in out
+    assert "API version: v0.0.38" in out
     assert "cluster: storagelab" in out
 
 

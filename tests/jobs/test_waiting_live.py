@@ -9,7 +9,8 @@ import time
 import pytest
 from django.test import Client
 
-from exercises.models import Course, Enrollment, SiteProfile
+from exercises.catalogue.models import SiteProfile
+from exercises.courses.models import Course, Enrollment
 from jobs.models import ACTIVE_STATUSES, UNFINISHED_STATUSES, BenchmarkRun, RunStatus
 from jobs.sync import sync
 from portal.models import ClusterAccount

@@ -7,8 +7,8 @@ import pytest
 from django.contrib.auth.models import User
 from django.core.management import CommandError, call_command
 
-from exercises.courses import can_teach
-from exercises.models import Course
+from exercises.courses.access import can_teach
+from exercises.courses.models import Course
 
 pytestmark = pytest.mark.django_db
 

@@ -114,12 +114,12 @@ def test_the_groups_claim_makes_instructors_and_unmakes_them(
 ) -> None:
     user = log_in({"preferred_username": cluster_account, "groups": ["hpc", INSTRUCTOR_GROUP]})
     assert user.groups.filter(name=INSTRUCTORS).exists()
-    assert User.objects.get(pk=user.pk).has_perm("exercises.teach_course")
+    assert User.objects.get(pk=user.pk).has_perm("courses.teach_course")
 
     log_in({"preferred_username": cluster_account, "groups": ["hpc"]})
 
     assert not user.groups.filter(name=INSTRUCTORS).exists()
-    assert not User.objects.get(pk=user.pk).has_perm("exercises.teach_course")
+    assert not User.objects.get(pk=user.pk).has_perm("courses.teach_course")
 
 
 def test_without_instructor_groups_the_admin_decides_who_teaches(

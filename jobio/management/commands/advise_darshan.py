@@ -8,8 +8,8 @@ from pathlib import Path
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from exercises.models import SiteProfile
-from jobio.advice import advice_for
+from exercises.advisor.facts import advice_for
+from exercises.catalogue.models import SiteProfile
 from jobio.sandbox import LogUnreadable, parse_with_site_limits
 
 

@@ -1,0 +1,9 @@
+from django.apps import AppConfig
+
+
+class AdvisorConfig(AppConfig):
+    """Which target suits a workload: from a questionnaire or a job's I/O profile."""
+
+    name = "exercises.advisor"
+    label = "advisor"
+    verbose_name = "Advisor"

@@ -1,0 +1,101 @@
+"""The advisor's inputs for a profile, from the site's database: its targets' facts,
+its exercises' shapes, and the figures of the exercise the job resembles (medians:
+measured here by calibration, else the lab's own results, else the published
+references; exercises/site_figures.py)."""
+
+from collections.abc import Mapping
+
+from exercises.advisor import TargetFacts
+from exercises.advisor.job import ExerciseShape, JobAdvice, advise_job
+from exercises.advisor.profile import IOProfile
+from exercises.catalogue import site_figures
+from exercises.catalogue.models import Exercise, Metric, SiteProfile
+from exercises.catalogue.profiles import active_profile
+from portal.units import GiB
+
+Figures = Mapping[str, tuple[float, str]]
+
+
+def shapes(profile: SiteProfile) -> list[ExerciseShape]:
+    """The exercises a job can resemble: those that move data (not mdtest's rates)."""
+    return [
+        ExerciseShape(
+            key=e.key,
+            title=e.title,
+            pattern=e.pattern,
+            block_size=e.block_size,
+            processes=e.processes,
+            files_per_process=e.files_per_process,
+            fsync=e.fsync,
+            reads=e.read_back,
+        )
+        for e in profile.exercises.all()
+        if not e.measures_metadata
+    ]
+
+
+def figures(profile: SiteProfile, exercise_key: str, reading: bool) -> Figures:
+    """Target key -> (MiB/s, where from) for one exercise: its medians from
+    exercises/site_figures.py, the same figures every page quotes: its reads or its
+    writes (the advisor falls back to writes, and says so)."""
+    metric = Metric.READ if reading else Metric.WRITE
+    found = site_figures.for_exercise(profile, exercise_key, metric)
+    return {key: (f.mib_s, f.source) for key, f in found.items()}
+
+
+def advice_for(io: IOProfile, profile: SiteProfile | None = None) -> JobAdvice:
+    profile = profile or active_profile()
+    return advise_job(
+        io,
+        target_facts(profile),
+        profile.node_memory_gib,
+        shapes(profile),
+        lambda key, reading: figures(profile, key, reading),
+    )
+
+
+def target_facts(profile: SiteProfile) -> list[TargetFacts]:
+    """The advisor's view of each target: its properties, and its sequential and
+    random write figures: the medians of the site's plainest streaming and random
+    exercise that has figures (one process writing one file and fsyncing it, 1a and
+    2a, where the site has them), from exercises/site_figures.py (measured here, else
+    the class's runs, else published)."""
+    figures_of: dict[str, site_figures.SiteFigures] = {}
+    for pattern in ("sequential", "random"):
+        found: site_figures.SiteFigures = {}
+        for exercise in plainest(profile, pattern):
+            found = site_figures.for_exercise(profile, exercise.key, Metric.WRITE)
+            if found:
+                break
+        figures_of[pattern] = found
+    return [
+        TargetFacts(
+            key=t.key,
+            name=t.name,
+            in_memory=t.in_memory,
+            persistent=t.persistent,
+            shared=t.shared,
+            use_for=tuple(t.use_for),
+            avoid_for=tuple(t.avoid_for),
+            sequential_mib_s=_mib_s(figures_of["sequential"].get(t.key)),
+            random_mib_s=_mib_s(figures_of["random"].get(t.key)),
+            quota_gib=t.quota_bytes / GiB if t.quota_bytes else None,
+        )
+        for t in profile.targets.all()
+    ]
+
+
+def plainest(profile: SiteProfile, pattern: str) -> list[Exercise]:
+    """The site's exercises of `pattern` that write one file per process and fsync it
+    (not many small files, not the page-cache trap), fewest processes first, then in
+    the site's order: the yardsticks of that pattern (1a, 2a)."""
+    found = [
+        e
+        for e in profile.exercises.all()
+        if e.pattern == pattern and e.files_per_process == 1 and e.fsync and not e.measures_metadata
+    ]
+    return sorted(found, key=lambda e: e.processes)  # stable: the site's order
+
+
+def _mib_s(figure: site_figures.SiteFigure | None) -> float | None:
+    return figure.mib_s if figure else None

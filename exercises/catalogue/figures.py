@@ -1,0 +1,179 @@
+"""The write MiB/s shown beside each other: for one exercise on one target, my
+runs, the class's runs and the site's reference. One shape for every page that
+compares (the lab, a target's page, a course's pages), and one chart builder."""
+
+import statistics
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from django.db.models import QuerySet
+
+from exercises.catalogue.models import (
+    Exercise,
+    MeasuredReference,
+    Metric,
+    ReferenceResult,
+    StorageTarget,
+)
+from jobs.models import RunResult
+from portal.units import mib
+
+
+@dataclass
+class Figures:
+    exercise: Exercise
+    target: StorageTarget
+    mine: list[float] = field(default_factory=list)  # MiB/s of my runs
+    classmates: list[float] = field(default_factory=list)  # MiB/s of the class's runs
+    reference: float | None = None  # the site's write figure, MiB/s
+    reference_source: str = ""
+    # The site's figures by metric ("write", "read", "create", ...) as published, in
+    # their own units (exercises/templatetags/references.py shows them).
+    published: dict[str, ReferenceResult] = field(default_factory=dict)
+    # The site's own write figure, MiB/s: the median of its last calibration, with the
+    # lowest and highest run (exercises/calibration.py).
+    measured: float | None = None
+    measured_low: float | None = None
+    measured_high: float | None = None
+    measured_at: datetime | None = None
+
+    @property
+    def measured_text(self) -> str:
+        """'812.3 (790.1–845.0)': the median, lowest and highest; '–' before any
+        calibration. Pages put its date (measured_at) beside it."""
+        if self.measured is None:
+            return "–"
+        return f"{self.measured:.1f} ({self.measured_low:.1f}–{self.measured_high:.1f})"
+
+    @property
+    def my_median(self) -> float | None:
+        return statistics.median(self.mine) if self.mine else None
+
+    @property
+    def class_median(self) -> float | None:
+        return statistics.median(self.classmates) if self.classmates else None
+
+    @property
+    def class_low(self) -> float | None:
+        return min(self.classmates, default=None)
+
+    @property
+    def class_high(self) -> float | None:
+        return max(self.classmates, default=None)
+
+    @property
+    def my_cv(self) -> float | None:
+        return variation(self.mine)
+
+    @property
+    def class_cv(self) -> float | None:
+        return variation(self.classmates)
+
+
+def variation(values: list[float]) -> float | None:
+    """The coefficient of variation (sample standard deviation / mean): how far the
+    same measurement scatters from run to run, whatever its scale. None below two
+    runs, where there is no spread to speak of."""
+    if len(values) < 2:
+        return None
+    mean = statistics.fmean(values)
+    return statistics.stdev(values) / mean if mean > 0 else None
+
+
+Table = dict[tuple[int, int], Figures]  # (exercise id, target id) -> figures
+Values = dict[tuple[int, int], list[float]]  # (exercise id, target id) -> MiB/s of runs
+
+
+def write_mib_s(results: QuerySet[RunResult]) -> Values:
+    """The write MiB/s of each of `results` that has a plausible one (1 query)."""
+    values: Values = defaultdict(list)
+    rows = results.with_write_figure().values_list(
+        "run__exercise_id", "run__target_id", "write_bytes_per_s"
+    )
+    for exercise_id, target_id, bytes_per_s in rows:
+        values[(exercise_id, target_id)].append(mib(bytes_per_s))
+    return dict(values)
+
+
+@dataclass(frozen=True)
+class SiteReferences:
+    """The site's own figures for some exercises on some targets: as it published
+    them, and its measured write figures (exercise id, target id, median, low, high,
+    measured at)."""
+
+    published: list[ReferenceResult]
+    measured: list[tuple]
+
+
+def site_references(
+    exercises: Iterable[Exercise], targets: Iterable[StorageTarget]
+) -> SiteReferences:
+    """(2 queries)"""
+    exercises, targets = list(exercises), list(targets)
+    published = ReferenceResult.objects.filter(exercise__in=exercises, target__in=targets)
+    measured = MeasuredReference.objects.filter(
+        exercise__in=exercises, target__in=targets, metric=Metric.WRITE
+    ).values_list("exercise_id", "target_id", "median", "low", "high", "measured_at")
+    return SiteReferences(list(published), list(measured))
+
+
+def table(
+    exercises: Iterable[Exercise],
+    targets: Iterable[StorageTarget],
+    *,
+    mine: Values | None = None,
+    classmates: Values | None = None,
+    references: SiteReferences | None = None,
+) -> Table:
+    """Figures for every exercise on every target, from the runs' figures given
+    (write_mib_s) and the site's references (site_references: 2 queries, none when
+    given, as exercises/site.py keeps them)."""
+    exercises, targets = list(exercises), list(targets)
+    figures = {(e.pk, t.pk): Figures(e, t) for e in exercises for t in targets}
+    for cell, row in figures.items():
+        row.mine = list((mine or {}).get(cell, ()))
+        row.classmates = list((classmates or {}).get(cell, ()))
+    references = references or site_references(exercises, targets)
+    for ref in references.published:
+        row = figures[(ref.exercise_id, ref.target_id)]
+        row.published[ref.metric] = ref
+        if ref.metric == Metric.WRITE:
+            row.reference, row.reference_source = ref.mib_s, ref.source
+    for exercise_id, target_id, *figures_measured in references.measured:
+        row = figures[(exercise_id, target_id)]
+        row.measured, row.measured_low, row.measured_high, row.measured_at = figures_measured
+    return figures
+
+
+def _measured(f: Figures) -> list[float] | None:
+    if f.measured is None:
+        return None
+    return [f.measured, f.measured_low, f.measured_high]
+
+
+# What a chart may draw: its legend, its kind (static/js/charts.js draws "runs" as a
+# dot per run with their median across them, "point" as one marker per target,
+# "range" as a marker at a median with a whisker from lowest to highest) and what it
+# takes from a row.
+SERIES = {
+    "mine": ("My runs", "runs", lambda f: f.mine),
+    "class": ("Class runs", "runs", lambda f: f.classmates),
+    "reference": ("Site reference (published)", "point", lambda f: f.reference),
+    "measured": ("Measured here (calibration: median, lowest–highest)", "range", _measured),
+}
+
+
+def chart(rows: list[Figures], *series: str) -> dict:
+    """Per target, every run a dot and their median a line across them, beside the
+    references: the spread of the runs stays in sight, where a bar per statistic
+    would hide it."""
+    drawn = []
+    for name in series:
+        label, kind, take = SERIES[name]
+        entry = {"label": label, "kind": kind, "values": [take(f) for f in rows]}
+        if kind == "runs":
+            entry["medians"] = [statistics.median(v) if v else None for v in entry["values"]]
+        drawn.append(entry)
+    return {"labels": [f.target.name for f in rows], "series": drawn}

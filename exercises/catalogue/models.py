@@ -1,0 +1,343 @@
+"""The site's catalogue: its storage targets, the exercises run on them, the figures
+published and measured for them, and where each target's quota is read from. A site
+profile (exercises/catalogue/sites/NAME.toml) fills these (profiles.py); staff may
+correct them in the admin."""
+
+import re
+
+from django.core.exceptions import ValidationError
+from django.core.validators import RegexValidator
+from django.db import models
+from django.utils import timezone
+
+from exercises.catalogue import lessons
+from jobs.engines import ENGINE_CHOICES, Pattern, Target, Workload, get_engine
+from portal.models import cluster_username_validator
+
+# Absolute, plain path characters, and the cluster user name in place of {user}.
+_PATH_TEMPLATE = re.compile(r"^/[A-Za-z0-9_./-]*\{user\}[A-Za-z0-9_./-]*\Z")
+
+
+def validate_path_template(value: str) -> None:
+    if not _PATH_TEMPLATE.match(value) or ".." in value or value.count("{user}") != 1:
+        raise ValidationError(
+            "An absolute path of letters, digits, '_', '.', '-' and '/', with {user} "
+            "once where the cluster account name goes, e.g. /scratch/{user}."
+        )
+
+
+# A target's name as users know it ("$GLOBAL", "BeeGFS fast"): it is shown in pages
+# and written into job scripts, so only plain characters, and no leading '-'.
+target_name_validator = RegexValidator(
+    r"^[A-Za-z0-9$_][A-Za-z0-9$_ .+/-]*\Z",
+    "A target name is letters, digits, spaces and $ _ . + / - (not first: space, "
+    "'-', '.', '+' or '/'), e.g. $GLOBAL or BeeGFS fast.",
+)
+
+
+class SiteProfile(models.Model):
+    name = models.SlugField(max_length=32, unique=True)
+    title = models.CharField(max_length=120)
+    description = models.TextField(blank=True)
+    engine = models.CharField(max_length=8, choices=ENGINE_CHOICES, default="fio")
+    node_memory_gib = models.PositiveIntegerField(
+        default=64, help_text="Memory of a typical compute node"
+    )
+
+    class Meta:
+        db_table = "exercises_siteprofile"  # made before the split (migrations)
+
+    def __str__(self) -> str:
+        return self.title
+
+
+class StorageTarget(models.Model):
+    """A filesystem users can put their data on ($HOME, $GLOBAL, $TMPDIR, ...)."""
+
+    profile = models.ForeignKey(SiteProfile, on_delete=models.CASCADE, related_name="targets")
+    key = models.SlugField(max_length=32)
+    name = models.CharField(
+        max_length=32,
+        validators=[target_name_validator],
+        help_text="As users know it, e.g. $GLOBAL",
+    )
+    order = models.PositiveIntegerField(default=0)
+    filesystem = models.CharField(max_length=64, help_text="e.g. NFS, GPFS, BeeGFS, tmpfs")
+    path_template = models.CharField(
+        max_length=255,
+        validators=[validate_path_template],
+        help_text="The user's own directory on it, e.g. /scratch/{user}",
+    )
+    in_memory = models.BooleanField(
+        default=False, help_text="tmpfs and the like: no O_DIRECT, space comes from RAM"
+    )
+    persistent = models.BooleanField(default=True, help_text="Data outlives the job")
+    shared = models.BooleanField(default=True, help_text="Every node sees the same data")
+    summary = models.TextField(blank=True)
+    size = models.CharField(max_length=120, blank=True)
+    default_quota = models.CharField(max_length=120, blank=True)
+    quota_bytes = models.PositiveBigIntegerField(null=True, blank=True)
+    peak_speed = models.CharField(max_length=120, blank=True)
+    redundancy = models.CharField(max_length=200, blank=True)
+    hardware = models.TextField(blank=True)
+    purge_policy = models.CharField(max_length=200, blank=True)
+    use_for = models.JSONField(default=list, blank=True)
+    avoid_for = models.JSONField(default=list, blank=True)
+
+    class Meta:
+        db_table = "exercises_storagetarget"  # made before the split (migrations)
+        ordering = ["order", "key"]
+        constraints = [
+            models.UniqueConstraint(fields=["profile", "key"], name="target_key_per_profile")
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+    def directory_for(self, cluster_username: str) -> str:
+        validate_path_template(self.path_template)
+        cluster_username_validator(cluster_username)
+        return self.path_template.replace("{user}", cluster_username)
+
+
+class Exercise(models.Model):
+    """One measurement of the lab, with the workload it runs and how to read it. It
+    runs with its site's engine unless it names one (IOR's and mdtest's exercises in
+    a fio site, say)."""
+
+    profile = models.ForeignKey(SiteProfile, on_delete=models.CASCADE, related_name="exercises")
+    key = models.SlugField(max_length=16)
+    order = models.PositiveIntegerField(default=0)
+    title = models.CharField(max_length=120)
+    goal = models.TextField()
+    measures = models.TextField()
+    how_to_read = models.TextField()
+    questions = models.JSONField(default=list, blank=True)
+    pattern = models.CharField(max_length=16, choices=[(p.value, p.value) for p in Pattern])
+    block_size = models.PositiveIntegerField(help_text="Bytes per I/O")
+    processes = models.PositiveIntegerField()
+    size_per_process = models.PositiveBigIntegerField(help_text="Bytes each process writes")
+    files_per_process = models.PositiveIntegerField(default=1)
+    file_per_process = models.BooleanField(default=True)
+    fsync = models.BooleanField(default=True)
+    read_back = models.BooleanField(default=False, help_text="Read the data back after writing")
+    direct_io = models.BooleanField(
+        default=False, help_text="Past the page cache (O_DIRECT), on targets not in memory"
+    )
+    seconds = models.PositiveSmallIntegerField(
+        null=True, blank=True, help_text="Time-based: write for this long (empty: once through)"
+    )
+    # What one run of it should show (exercises/lessons.py), e.g.
+    # {"faster": "tmp", "slower": "global", "factor": 5, "text": "..."}.
+    claims = models.JSONField(default=list, blank=True)
+    engine = models.CharField(
+        max_length=8, choices=ENGINE_CHOICES, blank=True, help_text="Empty: the site's engine"
+    )
+    time_limit_minutes = models.PositiveIntegerField(default=10)
+
+    class Meta:
+        db_table = "exercises_exercise"  # made before the split (migrations)
+        ordering = ["order", "key"]
+        constraints = [
+            models.UniqueConstraint(fields=["profile", "key"], name="exercise_key_per_profile")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.key}: {self.title}"
+
+    @property
+    def workload(self) -> Workload:
+        return Workload(
+            pattern=Pattern(self.pattern),
+            block_size=self.block_size,
+            processes=self.processes,
+            size_per_process=self.size_per_process,
+            files_per_process=self.files_per_process,
+            file_per_process=self.file_per_process,
+            fsync=self.fsync,
+            read_back=self.read_back,
+            direct=self.direct_io,
+            seconds=self.seconds,
+        )
+
+    @property
+    def file_size(self) -> int:
+        """Bytes in each file a process writes."""
+        return self.size_per_process // self.files_per_process
+
+    @property
+    def runs_with(self) -> str:
+        """The engine its runs use."""
+        return self.engine or self.profile.engine
+
+    @property
+    def measures_metadata(self) -> bool:
+        """Its figures are file operations per second (mdtest), not MiB/s."""
+        return get_engine(self.runs_with).metadata
+
+    def clean(self) -> None:
+        try:
+            # The parameters together, and what the engine makes of them (IOR writes
+            # no many small files, mdtest no random offsets).
+            get_engine(self.runs_with).command(self.workload, Target(directory="/check"))
+        except ValueError as e:
+            raise ValidationError(str(e)) from None
+        if self.claims and self.profile_id:
+            exercises = {e.key for e in self.profile.exercises.all()} | {self.key}
+            targets = {t.key for t in self.profile.targets.all()}
+            try:
+                lessons.parse(self.claims, self.key, exercises, targets)
+            except ValueError as e:
+                raise ValidationError({"claims": str(e)}) from None
+
+
+class Metric(models.TextChoices):
+    """What a reference figure (and a run's figure) measures: a bandwidth of the data
+    written or read, or file operations per second (mdtest)."""
+
+    WRITE = "write", "write bandwidth"
+    READ = "read", "read bandwidth"
+    CREATE = "create", "file creates per second"
+    STAT = "stat", "file stats per second"
+    FILE_READ = "file_read", "file reads per second"
+    REMOVE = "remove", "file removals per second"
+
+
+# Where each metric's figure is on a run's result (jobs.models.RunResult).
+RESULT_FIELD = {
+    Metric.WRITE: "write_bytes_per_s",
+    Metric.READ: "read_bytes_per_s",
+    Metric.CREATE: "create_ops_s",
+    Metric.STAT: "stat_ops_s",
+    Metric.FILE_READ: "read_ops_s",
+    Metric.REMOVE: "remove_ops_s",
+}
+BANDWIDTH_METRICS = (Metric.WRITE, Metric.READ)
+
+
+class Unit(models.TextChoices):
+    """The unit a published figure was given in: talks mix MB/s (10^6 bytes) and MiB/s
+    (2^20 bytes), a 4.9 % difference that is kept, not guessed away."""
+
+    MIB_S = "MiB/s", "MiB/s"
+    MB_S = "MB/s", "MB/s"
+    OPS_S = "ops/s", "operations/s"
+
+
+class ReferenceResult(models.Model):
+    """A figure the site (or a talk about it) published for an exercise on a target,
+    in the unit it was published in, with where it comes from."""
+
+    exercise = models.ForeignKey(Exercise, on_delete=models.CASCADE, related_name="references")
+    target = models.ForeignKey(StorageTarget, on_delete=models.CASCADE, related_name="references")
+    metric = models.CharField(max_length=16, choices=Metric.choices, default=Metric.WRITE)
+    value = models.FloatField()
+    unit = models.CharField(max_length=8, choices=Unit.choices, default=Unit.MIB_S)
+    source = models.CharField(max_length=200, blank=True)
+
+    class Meta:
+        db_table = "exercises_referenceresult"  # made before the split (migrations)
+        constraints = [
+            models.UniqueConstraint(
+                fields=["exercise", "target", "metric"], name="one_reference_per_metric"
+            )
+        ]
+
+    def __str__(self) -> str:
+        what = self.get_metric_display()
+        return f"{self.exercise.key} on {self.target}: {what} {self.value} {self.unit}"
+
+    @property
+    def mib_s(self) -> float | None:
+        """A bandwidth in MiB/s, whatever unit it was published in."""
+        if self.unit == Unit.MIB_S:
+            return self.value
+        if self.unit == Unit.MB_S:
+            return self.value * 1e6 / 2**20
+        return None
+
+
+class MeasuredReference(models.Model):
+    """The site's measured figure for an exercise on a target: the median of a
+    calibration's runs, their spread and when. Bandwidths in MiB/s, file
+    operations in ops/s."""
+
+    exercise = models.ForeignKey(Exercise, on_delete=models.CASCADE, related_name="measured")
+    target = models.ForeignKey(StorageTarget, on_delete=models.CASCADE, related_name="measured")
+    metric = models.CharField(max_length=16, choices=Metric.choices, default=Metric.WRITE)
+    calibration = models.ForeignKey(
+        "calibration.Calibration",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="measured",
+    )
+    values = models.JSONField(default=list, help_text="Each run's figure")
+    # The round's figures that cannot be the target's (exercises/calibration_band.py).
+    kept_out = models.JSONField(default=list, blank=True, help_text="Figures kept out")
+    median = models.FloatField()
+    low = models.FloatField()
+    high = models.FloatField()
+    measured_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        db_table = "exercises_measuredreference"  # made before the split (migrations)
+        constraints = [
+            models.UniqueConstraint(
+                fields=["exercise", "target", "metric"], name="one_measured_per_metric"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return (
+            f"{self.exercise.key} on {self.target}: {self.get_metric_display()} {self.median:.3g}"
+        )
+
+
+class QuotaCollector(models.TextChoices):
+    """The tools a site can report usage with (exercises/quota/collectors.py runs them)."""
+
+    LOCAL = "local", "directory usage against the default quota"
+    LUSTRE = "lustre", "Lustre: lfs quota"
+    BEEGFS7 = "beegfs7", "BeeGFS 7: beegfs-ctl --getquota"
+    BEEGFS8 = "beegfs8", "BeeGFS 8: beegfs quota list-usage"
+    GPFS = "gpfs", "GPFS / Storage Scale: mmlsquota"
+    NFS = "nfs", "NFS and Linux quotas: quota"
+    ONDEMAND = "ondemand", "Open OnDemand quota file"
+
+
+# A mount point, device or device:fileset. It becomes one argument of a command (never
+# through a shell); it may not start with '-', so it can never pass as an option.
+_QUOTA_FILESYSTEM = re.compile(r"^[A-Za-z0-9_/][A-Za-z0-9_./:@-]*\Z")
+
+
+def validate_quota_filesystem(value: str) -> None:
+    if value and not _QUOTA_FILESYSTEM.match(value):
+        raise ValidationError(
+            "A mount point or device name of letters, digits and '_', '.', '/', ':', '@', '-', "
+            "not starting with '-', e.g. /scratch or gpfs1:projects."
+        )
+
+
+class QuotaSource(models.Model):
+    """How a target's usage is collected: which tool, asked about which filesystem.
+    Set by the site profile (a [targets.quota] table) or in the admin."""
+
+    target = models.OneToOneField(
+        StorageTarget, on_delete=models.CASCADE, related_name="quota_source"
+    )
+    collector = models.CharField(max_length=16, choices=QuotaCollector.choices)
+    filesystem = models.CharField(
+        max_length=255,
+        blank=True,
+        validators=[validate_quota_filesystem],
+        help_text="What the tool is asked about: the Lustre or BeeGFS mount point, the GPFS "
+        "device (device:fileset), the device or mount point `quota` lists. Empty for local "
+        "and ondemand.",
+    )
+
+    class Meta:
+        db_table = "exercises_quotasource"  # made before the split (migrations)
+
+    def __str__(self) -> str:
+        return f"{self.target}: {self.get_collector_display()}"

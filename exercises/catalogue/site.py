@@ -1,0 +1,74 @@
+"""What an exercise's lab page shows every trainee alike: the exercise, its site's
+targets and the site's references for it. Kept in each web process, by content.
+
+A class polls its runs panel about 100 times a second, and these rows change when
+an administrator edits them or a calibration ends: a few times a term. Each poll's
+one state query (exercises/lab.py: panel_state) also hashes these rows (SITE_HASH),
+so a process reuses what it loaded for as long as the hash is the same, and loads
+again the moment any of the rows differs: never stale, with no invalidation to miss.
+"""
+
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass
+
+from django.db import connection
+
+from exercises.catalogue.figures import SiteReferences, site_references
+from exercises.catalogue.models import Exercise, StorageTarget
+
+# An SQL expression over `e` (the exercise's row) and `p` (its profile's row): it
+# changes whenever any of them, the profile's targets or the exercise's published or
+# measured references change. A row's text holds every column.
+SITE_HASH = """md5(concat_ws('|', p::text, e::text,
+    (SELECT string_agg(t::text, '|' ORDER BY t.id)
+       FROM exercises_storagetarget t WHERE t.profile_id = p.id),
+    (SELECT string_agg(r::text, '|' ORDER BY r.id)
+       FROM exercises_referenceresult r WHERE r.exercise_id = e.id),
+    (SELECT string_agg(m::text, '|' ORDER BY m.id)
+       FROM exercises_measuredreference m WHERE m.exercise_id = e.id)))"""
+
+_HASH_OF_EXERCISE = f"""
+    SELECT {SITE_HASH} FROM exercises_exercise e
+    JOIN exercises_siteprofile p ON p.id = e.profile_id
+    WHERE e.id = %s
+"""  # noqa: S608 (SITE_HASH is a constant)
+
+# Sites a process keeps: a site has one profile active; old hashes age out.
+KEPT = 32
+_kept: OrderedDict[str, "Site"] = OrderedDict()
+_keeping = threading.Lock()  # gunicorn's sync workers have one thread; other servers not
+
+
+@dataclass(frozen=True)
+class Site:
+    """Shared by the requests of a process: read it, never change it."""
+
+    exercise: Exercise  # its profile with it
+    targets: list[StorageTarget]  # the profile's, in their order
+    references: SiteReferences  # for the exercise on those targets
+
+
+def site(exercise_id: int, site_hash: str) -> Site:
+    """The exercise's site as `site_hash` (SITE_HASH) names it: kept, or loaded
+    (4 queries, and 1 to see that nothing changed meanwhile)."""
+    with _keeping:
+        if (kept := _kept.get(site_hash)) is not None:
+            _kept.move_to_end(site_hash)
+            return kept
+    loaded = _load(exercise_id)
+    with connection.cursor() as cursor:
+        cursor.execute(_HASH_OF_EXERCISE, [exercise_id])
+        unchanged = cursor.fetchone() == (site_hash,)
+    if unchanged:  # else an edit came in between: use it, keep it under its own hash
+        with _keeping:
+            _kept[site_hash] = loaded
+            while len(_kept) > KEPT:
+                _kept.popitem(last=False)
+    return loaded
+
+
+def _load(exercise_id: int) -> Site:
+    exercise = Exercise.objects.select_related("profile").get(pk=exercise_id)
+    targets = list(exercise.profile.targets.all())
+    return Site(exercise, targets, site_references([exercise], targets))

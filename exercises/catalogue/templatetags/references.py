@@ -1,0 +1,141 @@
+"""A site's published figures in pages: each in the unit it was published in, a
+bandwidth with its conversion beside it ("864 MB/s (824 MiB/s)"), and its source as a
+numbered note under the table, readable without a mouse.
+
+    {% load references %}
+    <td>{% references row rows "lab" %}</td>   {# a row's figures, each cited #}
+    ...</table>{% reference_sources rows "lab" %}   {# the notes they cite #}
+
+`rows` are exercises.figures.Figures; `"lab"` prefixes the notes' ids, so that two
+tables on one page keep their own."""
+
+from collections.abc import Iterable
+
+from django import template
+from django.utils.html import format_html, format_html_join
+from django.utils.safestring import SafeString, mark_safe
+
+from exercises.catalogue.figures import Figures
+from exercises.catalogue.models import Metric, ReferenceResult, Unit
+from portal.units import MB, MiB
+
+register = template.Library()
+
+# How a row's figures are named when it has more than its write figure.
+LABELS = {
+    Metric.WRITE: "write",
+    Metric.READ: "read",
+    Metric.CREATE: "create",
+    Metric.STAT: "stat",
+    Metric.FILE_READ: "file read",
+    Metric.REMOVE: "remove",
+}
+
+
+def _as_published(value: float) -> str:
+    """864.0 -> '864', 97.9 -> '97.9', 4577691.0 -> '4,577,691'."""
+    return f"{value:,.10g}"
+
+
+def _converted(value: float) -> str:
+    """A conversion, to about three significant figures: no precision it never had."""
+    digits = 0 if value >= 100 else 1 if value >= 10 else 2
+    return f"{value:,.{digits}f}"
+
+
+@register.filter
+def published(ref: ReferenceResult | None) -> str:
+    """'864 MB/s (824 MiB/s)', '925.64 MiB/s (971 MB/s)', '19,795 ops/s'; '–' for none."""
+    if ref is None:
+        return "–"
+    shown = f"{_as_published(ref.value)} {ref.unit}"
+    if ref.unit == Unit.MB_S:
+        return f"{shown} ({_converted(ref.value * MB / MiB)} MiB/s)"
+    if ref.unit == Unit.MIB_S:
+        return f"{shown} ({_converted(ref.value * MiB / MB)} MB/s)"
+    return shown
+
+
+def _figures(row: Figures) -> list[ReferenceResult]:
+    return [row.published[metric] for metric in Metric if metric in row.published]
+
+
+def _sources(rows: Iterable[Figures]) -> list[str]:
+    """The rows' sources, each once, in the order their figures are shown."""
+    sources: list[str] = []
+    for row in rows:
+        for ref in _figures(row):
+            if ref.source and ref.source not in sources:
+                sources.append(ref.source)
+    return sources
+
+
+@register.simple_tag
+def reference(ref: ReferenceResult | None, rows: Iterable[Figures], prefix: str) -> str:
+    """One figure as published, with a link to the note of its source."""
+    if ref is None:
+        return "–"
+    if not ref.source:
+        return published(ref)
+    number = _sources(rows).index(ref.source) + 1
+    return format_html(
+        '{}<sup><a href="#{}-source-{}" title="{}">[{}]</a></sup>',
+        published(ref),
+        prefix,
+        number,
+        ref.source,
+        number,
+    )
+
+
+@register.simple_tag
+def references(row: Figures, rows: Iterable[Figures], prefix: str) -> str:
+    """All of a row's published figures: a write figure alone as it is, several each
+    named ("write 864 MB/s …", "read 880 MB/s …") on a line of its own."""
+    figures = _figures(row)
+    if not figures:
+        return "–"
+    if [ref.metric for ref in figures] == [Metric.WRITE]:
+        return reference(figures[0], rows, prefix)
+    return format_html_join(
+        mark_safe("<br>"),
+        "{} {}",
+        ((LABELS[Metric(ref.metric)], reference(ref, rows, prefix)) for ref in figures),
+    )
+
+
+@register.simple_tag
+def reference_sources(rows: Iterable[Figures], prefix: str) -> SafeString | str:
+    """The notes the table's figures cite, numbered as they are: what each figure
+    was measured with, where and how."""
+    rows = list(rows)
+    sources = _sources(rows)
+    if not sources:
+        if not rows:
+            return ""
+        # An empty column says why, rather than leave a row of dashes unexplained.
+        return format_html(
+            '<p class="muted sources">The site has published no reference figures for '
+            "{}, so its column shows –. What the site measured itself, its last "
+            "calibration, is under Measured here.</p>",
+            _exercises_named(rows),
+        )
+    notes = format_html_join(
+        "", '<li id="{}-source-{}">{}</li>', ((prefix, n, s) for n, s in enumerate(sources, 1))
+    )
+    return format_html(
+        '<div class="sources"><p class="muted">Where the site references come from:</p>'
+        "<ol>{}</ol></div>",
+        notes,
+    )
+
+
+def _exercises_named(rows: list[Figures]) -> str:
+    keys = list(dict.fromkeys(row.exercise.key for row in rows))
+    return f"exercise {keys[0]}" if len(keys) == 1 else "these exercises"
+
+
+@register.filter
+def with_published(rows: Iterable[Figures]) -> list[Figures]:
+    """The rows that have a published figure."""
+    return [row for row in rows if row.published]

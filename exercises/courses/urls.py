@@ -1,0 +1,35 @@
+from django.urls import path
+
+from exercises.courses import views
+
+app_name = "courses"
+urlpatterns = [
+    path("courses/", views.course_list, name="course-list"),
+    path("courses/join", views.course_join, name="course-join"),
+    path("courses/new", views.course_create, name="course-create"),
+    path("courses/<int:pk>/", views.course_detail, name="course-detail"),
+    path("courses/<int:pk>/overview", views.course_overview, name="course-overview"),
+    path(
+        "courses/<int:pk>/discussion/<slug:key>",
+        views.course_discussion,
+        name="course-discussion",
+    ),
+    *[
+        path(
+            f"courses/<int:pk>/participants/<int:user_id>/{action}",
+            views.participant_action,
+            {"action": action},
+            name=f"participant-{action}",
+        )
+        for action in ("cancel", "reset")
+    ],
+    *[
+        path(
+            f"courses/<int:pk>/export.{fmt}",
+            views.course_export,
+            {"fmt": fmt},
+            name=f"course-export-{fmt}",
+        )
+        for fmt in ("csv", "json")
+    ],
+]

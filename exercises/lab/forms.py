@@ -1,0 +1,56 @@
+"""The lab form: which targets an exercise runs on, and how often."""
+
+import secrets
+from collections.abc import Iterable
+
+from django import forms
+from django.core.validators import RegexValidator
+
+from exercises.catalogue.models import StorageTarget
+from exercises.lab.start import REPEATS
+
+
+def new_click() -> str:
+    return secrets.token_hex(8)
+
+
+class StartRunsForm(forms.Form):
+    targets = forms.MultipleChoiceField(
+        widget=forms.CheckboxSelectMultiple,
+        error_messages={
+            "required": "Choose at least one storage target to run the exercise on.",
+            "invalid_choice": "%(value)s is not a storage target of this site. Choose one "
+            "of the targets listed.",
+        },
+    )
+    # Left out (an older page, a script): once.
+    repeat = forms.TypedChoiceField(
+        label="Runs on each target",
+        choices=[(str(n), "once" if n == 1 else f"×{n}") for n in REPEATS],
+        coerce=int,
+        required=False,
+        empty_value=1,
+        initial="1",
+        widget=forms.RadioSelect,
+        error_messages={
+            "invalid_choice": "%(value)s is not a number of runs the lab offers: run "
+            f"each target {', '.join(map(str, REPEATS[:-1]))} or {REPEATS[-1]} times."
+        },
+    )
+
+    # One per rendered form (new_click): the server starts a click's runs once.
+    click = forms.CharField(
+        required=False,
+        max_length=32,
+        widget=forms.HiddenInput,
+        validators=[RegexValidator(r"^[0-9a-f]*$", "The form is damaged: reload the page.")],
+    )
+
+    def __init__(self, *args: object, targets: Iterable[StorageTarget], **kwargs: object):
+        """`targets`: the site's, in their order."""
+        super().__init__(*args, **kwargs)
+        self.target_objects = {t.key: t for t in targets}
+        self.fields["targets"].choices = [(t.key, t.name) for t in self.target_objects.values()]
+
+    def chosen_targets(self) -> list:
+        return [self.target_objects[key] for key in self.cleaned_data["targets"]]

@@ -1,0 +1,351 @@
+"""What the lab pages show: my progress, and the figures
+to compare per exercise. Query counts stay bounded whatever the number of runs."""
+
+import contextlib
+import math
+import statistics
+import time
+from collections import defaultdict
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from django.conf import settings
+from django.contrib.auth.models import AbstractBaseUser
+from django.core.cache import cache
+from django.db import connection
+from django.http import Http404
+from django.utils import timezone
+from redis.exceptions import RedisError
+
+from exercises.catalogue import figures, lessons
+from exercises.catalogue.figures import Figures
+from exercises.catalogue.models import (
+    RESULT_FIELD,
+    Exercise,
+    MeasuredReference,
+    Metric,
+    ReferenceResult,
+    SiteProfile,
+    StorageTarget,
+)
+from exercises.catalogue.profiles import active_profile
+from exercises.catalogue.site import SITE_HASH, Site, site
+from jobs.models import UNFINISHED_STATUSES, BenchmarkRun, RunResult, RunStatus
+from portal.units import mib
+
+
+def get_exercise(key: str) -> Exercise:
+    """The active profile's exercise `key`, its profile with it (1 query)."""
+    exercise = (
+        Exercise.objects.select_related("profile")
+        .filter(profile__name=settings.SITE_PROFILE, key=key)
+        .first()
+    )
+    if exercise is None:
+        profile = active_profile()  # says so when the profile itself is missing
+        raise Http404(f"There is no exercise {key!r} in the {profile.title} lab.")
+    return exercise
+
+
+@dataclass
+class Progress:
+    exercise: Exercise
+    targets_done: int
+    targets_total: int
+
+    @property
+    def complete(self) -> bool:
+        return self.targets_done >= self.targets_total > 0
+
+
+def progress(profile: SiteProfile, user: AbstractBaseUser) -> list[Progress]:
+    exercises = list(profile.exercises.all())
+    total = profile.targets.count()
+    done_pairs = (
+        BenchmarkRun.objects.filter(
+            user=user,
+            exercise__profile=profile,
+            calibration=None,
+            status=RunStatus.COMPLETED,
+            result__isnull=False,
+        )
+        .values_list("exercise_id", "target_id")
+        .distinct()
+    )
+    done: dict[int, int] = defaultdict(int)
+    for exercise_id, _ in done_pairs:
+        done[exercise_id] += 1
+    return [Progress(e, done[e.pk], total) for e in exercises]
+
+
+def comparison(user: AbstractBaseUser, panel: "PanelState") -> list[Figures]:
+    """Per target of the site: my runs, the class's (everyone's runs in the courses
+    I joined, as of the panel's last class refresh) and the site's references
+    (1 query, 2 when the class's figures are not in the cache; the site's rows are
+    kept, exercises/site.py)."""
+    exercise_site = site_of(panel)
+    exercise = exercise_site.exercise
+    mine = RunResult.objects.filter(run__exercise=exercise, run__user=user, run__calibration=None)
+    rows = figures.table(
+        [exercise],
+        exercise_site.targets,
+        mine=figures.write_mib_s(mine),
+        classmates=class_figures(exercise, panel),
+        references=exercise_site.references,
+    )
+    return list(rows.values())
+
+
+# mdtest's four figures, in the order pages show them.
+FILE_OPERATIONS = (Metric.CREATE, Metric.STAT, Metric.FILE_READ, Metric.REMOVE)
+
+
+@dataclass
+class Rate:
+    """One file operation on one target: the median of my runs, the site's measured
+    median and its published figure (per second, all processes together)."""
+
+    mine: float | None
+    measured: float | None
+    published: ReferenceResult | None
+
+
+@dataclass
+class Rates:
+    target: StorageTarget
+    runs: int
+    rates: list[Rate]  # in the order of FILE_OPERATIONS
+
+
+def rates(exercise: Exercise, user: AbstractBaseUser, rows: list[Figures]) -> list[Rates]:
+    """For a metadata exercise, per target of `rows` (the comparison, which carries
+    the published figures): my rates and the site's measured ones (2 queries)."""
+    fields = [RESULT_FIELD[m] for m in FILE_OPERATIONS]
+    found: dict[int, list[tuple]] = defaultdict(list)
+    results = RunResult.objects.filter(
+        run__exercise=exercise, run__user=user, run__calibration=None
+    )
+    for target_id, *values in results.values_list("run__target_id", *fields):
+        found[target_id].append(values)
+    measured: dict[tuple[int, str], float] = {
+        (target_id, metric): median
+        for target_id, metric, median in MeasuredReference.objects.filter(
+            exercise=exercise, metric__in=FILE_OPERATIONS
+        ).values_list("target_id", "metric", "median")
+    }
+
+    def median_of(target_id: int, i: int) -> float | None:
+        values = [v[i] for v in found[target_id] if v[i] is not None and math.isfinite(v[i])]
+        return statistics.median(values) if values else None
+
+    return [
+        Rates(
+            target=row.target,
+            runs=len(found[row.target.pk]),
+            rates=[
+                Rate(
+                    mine=median_of(row.target.pk, i),
+                    measured=measured.get((row.target.pk, metric.value)),
+                    published=row.published.get(metric.value),
+                )
+                for i, metric in enumerate(FILE_OPERATIONS)
+            ],
+        )
+        for row in rows
+    ]
+
+
+def my_runs(exercise: Exercise, user: AbstractBaseUser, limit: int = 20) -> list[BenchmarkRun]:
+    return list(
+        # A calibration's runs are the site's (the calibration page follows them).
+        BenchmarkRun.objects.filter(exercise=exercise, user=user, calibration=None)
+        .select_related("target", "result")
+        .defer("job_script", "workload", "raw_output")  # the panel shows none of them
+        .order_by("-created_at")[:limit]
+    )
+
+
+def lesson(exercise: Exercise, user: AbstractBaseUser) -> list[lessons.Verdict]:
+    """Whether my latest completed run on each side of the exercise's claims shows its
+    lesson (1 query; none for an exercise that claims nothing)."""
+    claims = lessons.claims_of(exercise)
+    if not claims:
+        return []
+    sides = lessons.sides(claims)
+    latest: dict[lessons.Side, float] = {}
+    rows = (
+        RunResult.objects.with_write_figure()
+        .filter(
+            run__user=user,
+            run__calibration=None,
+            run__status=RunStatus.COMPLETED,
+            run__exercise__profile_id=exercise.profile_id,
+            run__exercise__key__in={s.exercise for s in sides},
+            run__target__key__in={s.target for s in sides},
+        )
+        # The newest per exercise and target (PostgreSQL's DISTINCT ON).
+        .order_by("run__exercise__key", "run__target__key", "-run__created_at")
+        .distinct("run__exercise__key", "run__target__key")
+        .values_list("run__exercise__key", "run__target__key", "write_bytes_per_s")
+    )
+    for exercise_key, target_key, bytes_per_s in rows:
+        side = lessons.Side(exercise_key, target_key)
+        if side in sides:
+            latest[side] = mib(bytes_per_s)
+    return lessons.judge(claims, latest.get)
+
+
+def lesson_lines(
+    exercise: Exercise, user: AbstractBaseUser, rows: list[Figures]
+) -> list[lessons.Line]:
+    """The lesson as the runs panel says it; `rows` (the comparison) name the targets."""
+    names = {row.target.key: row.target.name for row in rows}
+    return [lessons.line(v, names) for v in lesson(exercise, user)]
+
+
+def target_figures(target: StorageTarget, user: AbstractBaseUser) -> list[Figures]:
+    """Per exercise: what I measured on this target, and the site's reference."""
+    mine = RunResult.objects.filter(run__target=target, run__user=user, run__calibration=None)
+    rows = figures.table(target.profile.exercises.all(), [target], mine=figures.write_mib_s(mine))
+    return list(rows.values())
+
+
+def get_target(profile: SiteProfile, key: str) -> StorageTarget:
+    target = profile.targets.filter(key=key).first()
+    if target is None:
+        raise Http404(f"There is no storage target {key!r} at {profile.title}.")
+    return target
+
+
+# What the runs panel shows depends on, in SQL: a class polls it about 100 times a
+# second, and the ORM spent three times the database's own time building this query.
+# The exercise is found by its key, so that an unchanged panel costs this one query.
+PANEL_STATE_SQL = f"""
+    SELECT e.id, {SITE_HASH}, mine.n, mine.latest, classmates.n, classmates.newest, courses.ids,
+           class_going.going
+    FROM exercises_exercise e
+    JOIN exercises_siteprofile p ON p.id = e.profile_id
+    CROSS JOIN LATERAL (
+        SELECT array_agg(course_id ORDER BY course_id) AS ids
+        FROM exercises_enrollment WHERE user_id = %(user)s
+    ) courses
+    CROSS JOIN LATERAL (
+        SELECT count(*) AS n, max(updated_at) AS latest
+        FROM jobs_benchmarkrun WHERE exercise_id = e.id AND user_id = %(user)s
+    ) mine
+    CROSS JOIN LATERAL (
+        SELECT count(result.id) AS n, max(result.id) AS newest
+        FROM jobs_runresult result JOIN jobs_benchmarkrun run ON run.id = result.run_id
+        WHERE run.exercise_id = e.id
+          AND run.course_id = ANY(courses.ids)
+          AND result.write_bytes_per_s IS NOT NULL
+          AND result.created_at <= %(class_cutoff)s
+    ) classmates
+    CROSS JOIN LATERAL (
+        -- Whether anyone in my courses still has a run of it going: stops at the first.
+        SELECT EXISTS (
+            SELECT 1 FROM jobs_benchmarkrun
+            WHERE exercise_id = e.id AND course_id = ANY(courses.ids)
+              AND status = ANY(%(unfinished)s)
+        ) AS going
+    ) class_going
+    WHERE p.name = %(profile)s AND e.key = %(key)s
+"""  # noqa: S608 (SITE_HASH is a constant)
+
+
+@dataclass(frozen=True)
+class PanelState:
+    """What my runs panel of an exercise shows depends on: my runs (how many, their
+    last change), the class's results as of the last class refresh (how many, the
+    newest) in the courses I joined, and the site's rows (exercises/site.py)."""
+
+    exercise_id: int
+    site: str
+    mine: str
+    classmates: str
+    courses: tuple[int, ...]
+    class_cutoff: datetime
+    class_going: bool = False  # someone in my courses has a run of it going
+
+    @property
+    def version(self) -> str:
+        """Changes whenever the panel would: any change to my runs, at once; the
+        class's results, every CLASS_REFRESH_SECONDS. While a class of 200 runs,
+        results come in every second: redrawing every panel for each would cost the
+        portal more than everything else, and the class median needs no such haste.
+        A classmate's run being submitted or started changes nothing I see. An edit
+        of the site's targets or references, or a calibration, shows at once."""
+        going = "g" if self.class_going else "s"  # the class's end stops the polls
+        return f"{self.mine}-{self.classmates}-{going}-{self.site[:12]}"
+
+
+def panel_state(key: str, user: AbstractBaseUser) -> PanelState:
+    """The runs panel's state of the active profile's exercise `key` (1 query), or
+    Http404 (get_exercise says why)."""
+    cutoff = _class_cutoff(user)
+    params = {
+        "user": user.pk,
+        "profile": settings.SITE_PROFILE,
+        "key": key,
+        "class_cutoff": cutoff,
+        "unfinished": [str(status) for status in UNFINISHED_STATUSES],
+    }
+    with connection.cursor() as cursor:
+        cursor.execute(PANEL_STATE_SQL, params)
+        row = cursor.fetchone()
+    if row is None:
+        get_exercise(key)  # raises the 404 that says what is missing
+    exercise_id, site_hash, mine, latest, results, newest_result, courses, class_going = row
+    return PanelState(
+        exercise_id=exercise_id,
+        site=site_hash,
+        mine=f"{mine}-{latest.timestamp() if latest else 0}",
+        classmates=f"{results}-{newest_result or 0}",
+        courses=tuple(courses or ()),
+        class_cutoff=cutoff,
+        class_going=bool(class_going),
+    )
+
+
+def site_of(panel: PanelState) -> Site:
+    """The exercise of the panel, its targets and the site's references for it."""
+    return site(panel.exercise_id, panel.site)
+
+
+def _class_cutoff(user: AbstractBaseUser) -> datetime:
+    """The last refresh of the class figures for this user. Each user's refreshes
+    are offset by their id, so 200 panels do not redraw in the same second."""
+    period = settings.CLASS_REFRESH_SECONDS
+    if period <= 0:
+        return timezone.now()
+    offset = user.pk % period
+    now = time.time()
+    return datetime.fromtimestamp((now - offset) // period * period + offset, UTC)
+
+
+# Long enough to outlive a few class refreshes; an entry is never stale (its key says
+# which results it holds), this only frees the cache of old ones.
+CLASS_FIGURES_CACHE_SECONDS = 120
+
+
+def class_figures(exercise: Exercise, panel: PanelState) -> figures.Values:
+    """The class's write MiB/s for `exercise` as the panel's state counts them: the
+    results of everyone's runs in my courses, up to the last class refresh. Kept in
+    the cache (1 query, none when cached): a class of 200 shares a handful of
+    answers per refresh, where each panel's redraw used to ask the database."""
+    if not panel.courses:
+        return {}
+    courses = ".".join(map(str, panel.courses))
+    key = f"class-figures:{exercise.pk}:{courses}:{panel.classmates}"
+    with contextlib.suppress(RedisError):  # no cache: the database still answers
+        if (cached := cache.get(key)) is not None:
+            return cached
+    results = RunResult.objects.filter(
+        run__exercise=exercise,
+        run__course__in=panel.courses,
+        created_at__lte=panel.class_cutoff,
+    )
+    values = figures.write_mib_s(results)
+    with contextlib.suppress(RedisError):
+        cache.set(key, values, CLASS_FIGURES_CACHE_SECONDS)
+    return values

@@ -1,0 +1,142 @@
+"""Starting runs of an exercise: the rules every caller goes through.
+
+`start_runs` saves `repeat` runs per chosen target, or none at all, and raises
+StartRefused with what to tell the user. The rules, in this order:
+
+1. the user has a cluster account (jobs run as it);
+2. every target is one of the exercise's site, and the repeat one of REPEATS;
+3. the run's files fit in what is left of the user's quota on each target
+   (the check itself: exercises/quota/checks.py);
+4. each run counts for the first open course the user joined that teaches this
+   exercise on that target;
+5. the runs that fit in the user's free slots (MAX_ACTIVE_RUNS_PER_USER, and each
+   course's cap per trainee) start; the others wait for a free slot and start by
+   themselves, in order, as the user's runs end (jobs/slots.py); at most
+   MAX_WAITING_RUNS_PER_USER may wait.
+
+Runs are saved in the order target A, target B, ..., then the repeats, so that
+every target gets its first figure early. The rules are checked and the runs saved
+in one transaction, holding the user's cluster account row: two clicks at once
+cannot both take the same free slot.
+"""
+
+from django.conf import settings
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import transaction
+
+from exercises.catalogue.models import Exercise, StorageTarget
+from exercises.courses import access
+from exercises.quotas.checks import quota_problems
+from jobs import slots
+from jobs.models import BenchmarkRun, RunStatus
+from jobs.submission import enqueue_once_committed, new_run, queue_waiting, start_run
+from portal.models import ClusterAccount
+
+# How many runs of each chosen target one click may ask for.
+REPEATS = (1, 3, 5)
+
+
+class StartRefused(Exception):
+    """No run was started; the message says why and what to do."""
+
+
+def start_runs(
+    user: AbstractBaseUser,
+    exercise: Exercise,
+    targets: list[StorageTarget],
+    repeat: int = 1,
+    click: str = "",
+) -> list[BenchmarkRun]:
+    """`repeat` runs of `exercise` on each of `targets` (queued, or waiting for a
+    slot), or StartRefused. `click` names the form's click: a click that started runs
+    already starts nothing (a double click, a form sent again)."""
+    if not targets:
+        raise StartRefused("Choose at least one storage target to run the exercise on.")
+    foreign = [t.name for t in targets if t.profile_id != exercise.profile_id]
+    if foreign:
+        raise StartRefused(
+            f"{', '.join(foreign)} is not a storage target of {exercise.profile.title}."
+        )
+    if repeat not in REPEATS:
+        raise StartRefused(f"Runs repeat {', '.join(map(str, REPEATS))} times, not {repeat}.")
+    with transaction.atomic():
+        account = ClusterAccount.objects.select_for_update().filter(user=user).first()
+        if account is None:
+            raise StartRefused(
+                "Your portal login has no cluster account, so no job can run for you. "
+                "Ask your instructor or the HPC support team to link one."
+            )
+        if click and click == account.last_click:
+            raise StartRefused(
+                "These runs were started by your first click already: they are listed "
+                "below. Click Start runs again to start more."
+            )
+        problems = quota_problems(account, targets, exercise.workload)
+        if any(problems):
+            raise StartRefused(" ".join(p for p in problems if p))
+        course_for = access.open_courses_for(user, exercise, targets)
+        runs = [
+            exercise_run(account, exercise, target, course=course_for[target.pk], waiting=True)
+            for _ in range(repeat)
+            for target in targets
+        ]
+        admitted = slots.admit(user.pk, runs)  # those that fit are saved queued
+        BenchmarkRun.objects.bulk_create(runs)
+        if admitted:
+            queued = {run.pk: run for run in runs if run.status == RunStatus.QUEUED}
+            enqueue_once_committed(list(queued.values()))
+        else:  # older waiting runs go first; then these, as far as the slots go
+            queued = {run.pk: run for run in queue_waiting(user.pk)}
+        _check_waiting_cap(user, runs, queued)
+        if click:
+            ClusterAccount.objects.filter(pk=account.pk).update(last_click=click)
+        # The queued ones as their enqueueing holds them (admitted or promoted): the
+        # page reads what it said (a broker outage) once this is committed.
+        return [queued.get(run.pk, run) for run in runs]
+
+
+def start_exercise_run(
+    account: ClusterAccount, exercise: Exercise, target: StorageTarget, **run: object
+) -> BenchmarkRun:
+    """One run of `exercise` on `target` as `account`, saved and queued (start_run);
+    `run` adds its course or calibration."""
+    return start_run(account, target, exercise.workload, **_of_exercise(exercise), **run)
+
+
+def exercise_run(
+    account: ClusterAccount, exercise: Exercise, target: StorageTarget, **run: object
+) -> BenchmarkRun:
+    """The same, not yet saved (new_run): the lab saves a click's runs at once."""
+    return new_run(account, target, exercise.workload, **_of_exercise(exercise), **run)
+
+
+def _of_exercise(exercise: Exercise) -> dict:
+    """What a run takes from its exercise: its engine and time limit, and itself."""
+    return {
+        "engine": exercise.runs_with,
+        "time_limit_minutes": exercise.time_limit_minutes,
+        "exercise": exercise,
+    }
+
+
+def _check_waiting_cap(
+    user: AbstractBaseUser, runs: list[BenchmarkRun], queued: dict[int, BenchmarkRun]
+) -> None:
+    """Raised inside the transaction: nothing of the click is saved. `runs` are the
+    click's, `queued` what the promotion queued (older waiting runs first). A click
+    whose runs were all queued leaves no more runs waiting than before: no query."""
+    if all(run.pk in queued for run in runs):
+        return
+    limit = settings.MAX_WAITING_RUNS_PER_USER
+    waiting = BenchmarkRun.objects.filter(user=user, status=RunStatus.WAITING).count()
+    if waiting > limit:
+        asked = len(runs)
+        still_waiting = sum(1 for run in runs if run.pk not in queued)
+        older_queued = len(queued.keys() - {run.pk for run in runs})
+        waited = waiting - still_waiting + older_queued
+        raise StartRefused(
+            f"This would leave {waiting} of your runs waiting for a free slot ({waited} "
+            f"wait already, and {asked} more were asked for); at most {limit} may wait. "
+            "Choose fewer targets or fewer repeats, or cancel some waiting runs, or try "
+            "again once some have started."
+        )

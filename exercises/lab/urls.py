@@ -1,0 +1,11 @@
+from django.urls import path
+
+from exercises.lab import views
+
+app_name = "lab"
+urlpatterns = [
+    path("lab/", views.exercise_list, name="exercise-list"),
+    path("lab/<slug:key>/", views.exercise_detail, name="exercise-detail"),
+    path("lab/<slug:key>/runs", views.exercise_start, name="exercise-start"),
+    path("storage/<slug:key>/", views.target_detail, name="target-detail"),
+]

@@ -1,0 +1,161 @@
+from collections import Counter
+
+from django.conf import settings
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_POST
+
+from exercises.catalogue.figures import chart
+from exercises.catalogue.models import Exercise
+from exercises.catalogue.profiles import active_profile
+from exercises.lab import pages
+from exercises.lab.forms import StartRunsForm, new_click
+from exercises.lab.start import StartRefused, start_runs
+from jobs import slots
+from jobs.models import UNFINISHED_STATUSES, BenchmarkRun, RunStatus
+from portal.polling import poll_answer, unchanged
+
+
+@login_required
+def exercise_list(request: HttpRequest) -> HttpResponse:
+    profile = active_profile()
+    ctx = {"profile": profile, "progress": pages.progress(profile, request.user)}
+    return render(request, "lab/exercise_list.html", ctx)
+
+
+@login_required
+def exercise_detail(request: HttpRequest, key: str) -> HttpResponse:
+    panel = pages.panel_state(key, request.user)
+    if request.htmx:
+        return _runs_panel(request, panel)
+    # ?targets=tmp&targets=home ticks those targets (Check my job links here so).
+    form = StartRunsForm(
+        targets=pages.site_of(panel).targets,
+        initial={"targets": request.GET.getlist("targets"), "click": new_click()},
+    )
+    return _page(request, panel, form)
+
+
+@require_POST
+@login_required
+def exercise_start(request: HttpRequest, key: str) -> HttpResponse:
+    exercise_site = pages.site_of(pages.panel_state(key, request.user))
+    exercise = exercise_site.exercise
+    form = StartRunsForm(request.POST, targets=exercise_site.targets)
+    notice = _start_runs(request, exercise, form)
+    failed = notice["level"] == "error"
+    # What the page shows now: the runs just started with the others.
+    panel = pages.panel_state(key, request.user)
+    if request.htmx:
+        # The form's next click gets a name of its own (swapped in out of band).
+        ctx = _panel_context(request, panel) | {"notice": notice, "next_click": new_click()}
+        return render(request, "lab/exercise_detail.html#runs-panel", ctx)
+    if failed:
+        return _page(request, panel, form, notice, status=400)
+    messages.add_message(request, _LEVELS[notice["level"]], notice["text"])
+    return redirect("lab:exercise-detail", key=exercise.key)
+
+
+_LEVELS = {"info": messages.INFO, "warning": messages.WARNING}
+
+
+def _page(
+    request: HttpRequest, panel: pages.PanelState, form: StartRunsForm, notice=None, status=200
+) -> HttpResponse:
+    ctx = _panel_context(request, panel) | {"form": form, "notice": notice}
+    return render(request, "lab/exercise_detail.html", ctx, status=status)
+
+
+def _runs_panel(request: HttpRequest, panel: pages.PanelState) -> HttpResponse:
+    """The panel as polled every 2 s while a run of mine is going: one query when
+    nothing changed (304)."""
+    if not_modified := unchanged(request, panel.version):
+        return not_modified
+    ctx = _panel_context(request, panel)
+    response = render(request, "lab/exercise_detail.html#runs-panel", ctx)
+    return poll_answer(response, still_polling=bool(ctx["poll_seconds"]), version=panel.version)
+
+
+def _panel_context(request: HttpRequest, panel: pages.PanelState) -> dict:
+    exercise = pages.site_of(panel).exercise
+    runs = pages.my_runs(exercise, request.user)
+    figures = pages.comparison(request.user, panel)
+    if any(run.status == RunStatus.WAITING for run in runs):
+        # Its place among all my waiting runs, of every exercise (1 query more).
+        places = slots.places(request.user.pk)
+        for run in runs:
+            run.waiting_place = places.get(run.pk)
+    polling = any(run.status in UNFINISHED_STATUSES for run in runs)
+    class_refresh = settings.CLASS_REFRESH_SECONDS or None
+    return {
+        "exercise": exercise,
+        "runs": runs,
+        "figures": figures,
+        "chart": chart(figures, "mine", "class", "reference", "measured"),
+        "rates": pages.rates(exercise, request.user, figures)
+        if exercise.measures_metadata
+        else None,
+        "lesson": pages.lesson_lines(exercise, request.user, figures),
+        # Every 2 s while a run of mine is going. While my class still has runs of it
+        # going, their figures come in after mine are done: the panel looks again at
+        # the pace they refresh (a 304 while nothing changed), and stops with the
+        # class's last run.
+        "poll_seconds": 2 if polling else (class_refresh if panel.class_going else None),
+        "version": panel.version,  # its polls send it back (portal/polling.py)
+    }
+
+
+def _start_runs(request: HttpRequest, exercise: Exercise, form: StartRunsForm) -> dict:
+    """Starts the chosen runs (some may wait for a free slot), or none at all: the
+    notice says which, or why."""
+    if not form.is_valid():
+        errors = (error for field in form.errors.values() for error in field)
+        return {"level": "error", "text": " ".join(errors)}
+    try:
+        runs = start_runs(
+            request.user,
+            exercise,
+            form.chosen_targets(),
+            form.cleaned_data["repeat"],
+            click=form.cleaned_data["click"],
+        )
+    except StartRefused as refused:
+        return {"level": "error", "text": str(refused)}
+    started = [run for run in runs if run.status == RunStatus.QUEUED]
+    waiting = len(runs) - len(started)
+    if any(run.status_reason for run in started):
+        # Saved, but their submission could not be sent (jobs/submission.py: _enqueue).
+        text = (
+            f"{_started(exercise, started)}, but the portal's task queue is not answering: "
+            "the runs wait below as queued and go to the cluster by themselves once it is "
+            "back. Nothing to do; you may cancel them meanwhile."
+        )
+        return {"level": "warning", "text": text}
+    if not waiting:
+        return {"level": "info", "text": f"{_started(exercise, started)}. Results appear below."}
+    itself = "itself" if waiting == 1 else "themselves"
+    later = (
+        f"wait{'s' if waiting == 1 else ''} for a free slot and start{'s' if waiting == 1 else ''} "
+        f"by {itself} as your runs finish"
+    )
+    if not started:
+        runs_of = f"Your {waiting} run{'s' if waiting > 1 else ''} of {exercise.key}"
+        return {"level": "info", "text": f"{runs_of} {later}; nothing to do."}
+    return {"level": "info", "text": f"{_started(exercise, started)}; {waiting} more {later}."}
+
+
+def _started(exercise: Exercise, started: list[BenchmarkRun]) -> str:
+    """ "Started 1a on $HOME, $SCRATCH ×2": the targets in the order they were chosen."""
+    per_target = Counter(run.target.name for run in started)
+    names = ", ".join(name if n == 1 else f"{name} ×{n}" for name, n in per_target.items())
+    return f"Started {exercise.key} on {names}"
+
+
+@login_required
+def target_detail(request: HttpRequest, key: str) -> HttpResponse:
+    profile = active_profile()
+    target = pages.get_target(profile, key)
+    ctx = {"target": target, "rows": pages.target_figures(target, request.user)}
+    return render(request, "lab/target_detail.html", ctx)

@@ -1,0 +1,47 @@
+"""Quotas: how full each cluster account is on each storage target, as collected."""
+
+from django.db import models
+
+from exercises.catalogue.models import QuotaCollector
+
+
+class Quota(models.Model):
+    """A cluster account's usage and limits on one target, as last collected. A failed
+    collection keeps the last good figures and says why it failed (`error`): what is
+    unknown is shown as unknown, never as zero. Limits are None where there is none."""
+
+    account = models.ForeignKey(
+        "portal.ClusterAccount", on_delete=models.CASCADE, related_name="quotas"
+    )
+    target = models.ForeignKey(
+        "catalogue.StorageTarget", on_delete=models.CASCADE, related_name="quotas"
+    )
+    collector = models.CharField(max_length=16, choices=QuotaCollector.choices)
+    bytes_used = models.PositiveBigIntegerField(null=True, blank=True)
+    bytes_soft = models.PositiveBigIntegerField(null=True, blank=True)
+    bytes_hard = models.PositiveBigIntegerField(null=True, blank=True)
+    files_used = models.PositiveBigIntegerField(null=True, blank=True)
+    files_soft = models.PositiveBigIntegerField(null=True, blank=True)
+    files_hard = models.PositiveBigIntegerField(null=True, blank=True)
+    bytes_grace_ends = models.DateTimeField(null=True, blank=True)
+    files_grace_ends = models.DateTimeField(null=True, blank=True)
+    collected_at = models.DateTimeField(
+        null=True, blank=True, help_text="When the figures above were measured"
+    )
+    attempted_at = models.DateTimeField(null=True, blank=True)
+    error = models.TextField(blank=True, help_text="Why the last collection failed, if it did")
+
+    class Meta:
+        db_table = "exercises_quota"  # made before the split (migrations)
+        ordering = ["target__order", "target__key"]
+        constraints = [
+            models.UniqueConstraint(fields=["account", "target"], name="one_quota_per_target")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.account} on {self.target}"
+
+    @property
+    def known(self) -> bool:
+        """The figures describe now: collected, and the last attempt worked."""
+        return self.bytes_used is not None and self.collected_at is not None and not self.error

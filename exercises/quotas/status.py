@@ -1,0 +1,233 @@
+"""What "My storage" and the banner show: per target, how full (space and files) against
+the limit where trouble starts (the soft limit, else the hard one), coloured at 80% and
+95%, the grace period when over a soft limit, and when the figures were collected."""
+
+import contextlib
+from dataclasses import dataclass
+from datetime import datetime
+from enum import StrEnum
+from functools import cached_property
+
+from django.conf import settings
+from django.contrib.auth.models import AbstractBaseUser
+from django.core.cache import cache
+from django.utils import timezone
+from django.utils.timesince import timeuntil
+from redis.exceptions import RedisError
+
+from exercises.catalogue.models import SiteProfile, StorageTarget
+from exercises.quotas.models import Quota
+from portal.models import ClusterAccount
+from portal.units import iec
+
+WARNING_PERCENT = 80
+CRITICAL_PERCENT = 95
+
+
+class Level(StrEnum):
+    OK = "ok"
+    WARNING = "warning"
+    CRITICAL = "critical"
+    NO_LIMIT = "no-limit"
+
+
+def level_of(percent: float | None) -> Level:
+    if percent is None:
+        return Level.NO_LIMIT
+    if percent >= CRITICAL_PERCENT:
+        return Level.CRITICAL
+    if percent >= WARNING_PERCENT:
+        return Level.WARNING
+    return Level.OK
+
+
+@dataclass(frozen=True)
+class Meter:
+    """Space or files: used against the limit where trouble starts."""
+
+    what: str  # "Space" or "Files"
+    used: int
+    soft: int | None
+    hard: int | None
+
+    @property
+    def limit(self) -> int | None:
+        return self.soft if self.soft is not None else self.hard
+
+    @property
+    def percent(self) -> float | None:
+        if self.limit is None:
+            return None
+        return 100.0 * self.used / self.limit if self.limit else 100.0
+
+    @property
+    def bar_percent(self) -> float:
+        return min(self.percent or 0.0, 100.0)
+
+    @property
+    def level(self) -> Level:
+        return level_of(self.percent)
+
+    def show(self, value: int | None) -> str:
+        if value is None:
+            return "no limit"
+        if self.what == "Space":
+            return iec(value)
+        return f"{value:,} file{'' if value == 1 else 's'}"
+
+    @property
+    def amount(self) -> str:
+        """'3.2 GiB of 10 GiB', '990 of 1,000 files', '12 files, no limit'."""
+        if self.limit is None:
+            return f"{self.show(self.used)}, no limit"
+        if self.what == "Space":
+            return f"{iec(self.used)} of {iec(self.limit)}"
+        return f"{self.used:,} of {self.show(self.limit)}"
+
+    @property
+    def text(self) -> str:
+        """'3.2 GiB of 10 GiB (32%)', with the hard limit named when it differs."""
+        if self.percent is None:
+            return self.amount
+        percent = "<1" if 0 < self.percent < 1 else f"{self.percent:.0f}"
+        hard = ""
+        if self.soft is not None and self.hard is not None and self.hard != self.soft:
+            hard = f"; hard limit {self.show(self.hard)}"
+        return f"{self.amount} ({percent}%{hard})"
+
+
+def meters(quota: Quota) -> list[Meter]:
+    found = [Meter("Space", quota.bytes_used or 0, quota.bytes_soft, quota.bytes_hard)]
+    if quota.files_used is not None:
+        found.append(Meter("Files", quota.files_used, quota.files_soft, quota.files_hard))
+    return found
+
+
+def grace_notes(quota: Quota, now: datetime | None = None) -> list[str]:
+    """What being over a soft limit means for this user, in words."""
+    now = now or timezone.now()
+    notes = []
+    for meter, ends in zip(
+        meters(quota), (quota.bytes_grace_ends, quota.files_grace_ends), strict=False
+    ):
+        if meter.soft is None or meter.used <= meter.soft:
+            continue
+        over = f"You are over the soft limit of {meter.show(meter.soft)} ({meter.what.lower()})"
+        if ends and ends > now:
+            notes.append(
+                f"{over}: {timeuntil(ends, now)} of grace left (until "
+                f"{timezone.localtime(ends):%Y-%m-%d %H:%M}). Get below it by then, or "
+                "writing stops."
+            )
+        elif ends:
+            notes.append(f"{over} and its grace period is over: you cannot write until below it.")
+        else:
+            notes.append(f"{over}: get below it before the grace period ends.")
+    return notes
+
+
+@dataclass
+class TargetStorage:
+    """One target on the "My storage" page."""
+
+    target: StorageTarget
+    directory: str
+    quota: Quota | None
+    reported: bool  # the site collects usage on this target
+
+    @property
+    def known(self) -> bool:
+        return self.quota is not None and self.quota.known
+
+    @cached_property
+    def meters(self) -> list[Meter]:
+        return meters(self.quota) if self.known else []
+
+    @property
+    def level(self) -> str:
+        if not self.known:
+            return "unknown"
+        worst = max((m.level for m in self.meters), key=_SEVERITY.index, default=Level.OK)
+        return worst.value
+
+    @cached_property
+    def grace_notes(self) -> list[str]:
+        return grace_notes(self.quota) if self.known else []
+
+
+_SEVERITY = [Level.NO_LIMIT, Level.OK, Level.WARNING, Level.CRITICAL]
+
+
+def for_account(profile: SiteProfile, account: ClusterAccount) -> list[TargetStorage]:
+    """Every target of the profile, with the account's figures (two queries)."""
+    targets = list(profile.targets.select_related("quota_source"))
+    mine = Quota.objects.filter(account=account, target__profile=profile)
+    quotas = {q.target_id: q for q in mine}
+    return [
+        TargetStorage(
+            target=t,
+            directory=t.directory_for(account.username),
+            quota=quotas.get(t.pk),
+            reported=t.pk in quotas or hasattr(t, "quota_source"),
+        )
+        for t in targets
+    ]
+
+
+@dataclass(frozen=True)
+class Alert:
+    """A target past the warning threshold, as the banner says it (plain values: cached)."""
+
+    target_name: str
+    what: str  # "space" or "files"
+    percent: float
+    level: str
+    amount: str  # "3.5 MiB of 4 MiB"
+
+
+def alerts_for(user: AbstractBaseUser) -> list[Alert]:
+    """The user's targets at or past the warning threshold, fullest first (one query)."""
+    quotas = Quota.objects.filter(
+        account__user=user,
+        target__profile__name=settings.SITE_PROFILE,
+        error="",
+        bytes_used__isnull=False,
+        collected_at__isnull=False,
+    ).select_related("target")
+    alerts = [
+        Alert(quota.target.name, meter.what.lower(), meter.percent, meter.level.value, meter.amount)
+        for quota in quotas
+        for meter in meters(quota)
+        if meter.percent is not None and meter.percent >= WARNING_PERCENT
+    ]
+    return sorted(alerts, key=lambda a: -a.percent)
+
+
+# The banner is on every page, so its answer is kept in the cache (Redis) and dropped
+# whenever the user's figures are stored (exercises/quota/store.py); the expiry covers
+# edits made elsewhere (the admin). The account's creation time is part of the entry, so
+# a user id reused by a new database never inherits someone else's banner.
+ALERTS_CACHE_SECONDS = 300
+
+
+def _alerts_key(user_id: int) -> str:
+    return f"quota:alerts:{user_id}"
+
+
+def cached_alerts_for(user: AbstractBaseUser) -> list[Alert]:
+    stamp = user.date_joined.isoformat()
+    try:
+        cached = cache.get(_alerts_key(user.pk))
+    except RedisError:
+        cached = None  # no cache: the database still answers
+    if cached and cached[0] == stamp:
+        return cached[1]
+    alerts = alerts_for(user)
+    with contextlib.suppress(RedisError):
+        cache.set(_alerts_key(user.pk), (stamp, alerts), ALERTS_CACHE_SECONDS)
+    return alerts
+
+
+def forget_alerts(user_id: int) -> None:
+    with contextlib.suppress(RedisError):  # else the entry expires on its own
+        cache.delete(_alerts_key(user_id))

@@ -1,0 +1,42 @@
+"""The quota round's Celery task: thin, the work is in collectors.py. It keeps the name
+it had before the split (the beat schedule and queued messages use it)."""
+
+import logging
+
+from celery import shared_task
+from django.conf import settings
+from django.core.cache import cache
+
+from exercises.catalogue.models import SiteProfile
+from exercises.quotas.collectors import collect_all
+
+log = logging.getLogger(__name__)
+
+COLLECT_LOCK_KEY = "exercises:quota:collect:lock"
+
+
+@shared_task(name="exercises.tasks.collect_quotas")
+def collect_quotas() -> None:
+    """One collection round (beat: once as it starts, see portal/celery.py, then every
+    QUOTA_INTERVAL_SECONDS). It goes to the queue QUOTA_QUEUE (CELERY_TASK_ROUTES), whose
+    worker runs on a host where the filesystems are mounted; a round is bounded (see
+    collectors.py), and a stuck one holds that worker only, never the runs' workers."""
+    if not cache.add(COLLECT_LOCK_KEY, 1, timeout=int(settings.QUOTA_INTERVAL_SECONDS) or 60):
+        log.info("quotas: skipped, another round holds the lock (it runs, or died lately)")
+        return
+    try:
+        profile = SiteProfile.objects.filter(name=settings.SITE_PROFILE).first()
+        if profile is None:
+            log.warning("quotas: the site profile %r is not loaded", settings.SITE_PROFILE)
+            return
+        summary = collect_all(profile)
+        log.info(
+            "quotas: %d collected, %d unknown in %.1f s",
+            summary.collected,
+            summary.failed,
+            summary.seconds,
+        )
+        for note in summary.notes:
+            log.warning("quotas: %s", note)
+    finally:
+        cache.delete(COLLECT_LOCK_KEY)
