@@ -1,4 +1,7 @@
+import statistics
 import uuid
+from collections import defaultdict
+from dataclasses import dataclass
 from datetime import timedelta
 
 from django.conf import settings
@@ -7,7 +10,7 @@ from django.db.models import F
 from django.utils import timezone
 
 from jobs.engines import ENGINE_CHOICES, Workload
-from jobs.engines.base import MAX_BYTES_PER_S_PER_PROCESS
+from jobs.engines.base import MAX_BYTES_PER_S_PER_PROCESS, RATE_FIELDS, plausible_rate
 from portal.units import ThroughputInMiB
 
 
@@ -140,7 +143,46 @@ class BenchmarkRun(models.Model):
         return timezone.now() - ended > timedelta(seconds=settings.RESULT_GRACE_SECONDS)
 
 
+@dataclass(frozen=True)
+class Rates:
+    """The file operations per second of some runs on one target: how many runs gave
+    any, and the median of each of RATE_FIELDS (None where none could be true)."""
+
+    runs: int
+    medians: dict[str, float | None]
+
+
 class RunResultQuerySet(models.QuerySet):
+    def rates_by_target(self) -> dict[int, Rates]:
+        """Target id -> the rates of these results, each figure judged by
+        plausible_rate: a row stored before parsers refused impossible ones, or edited
+        by hand, is left out of a median, not shown (1 query)."""
+        found: dict[int, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
+        runs: dict[int, int] = defaultdict(int)
+        for target_id, processes, *values in self.values_list(
+            "run__target_id", "processes", *RATE_FIELDS
+        ):
+            good = {
+                name: value
+                for name, value in zip(RATE_FIELDS, values, strict=True)
+                if plausible_rate(value, processes)
+            }
+            runs[target_id] += bool(good)
+            for name, value in good.items():
+                found[target_id][name].append(value)
+        return {
+            target_id: Rates(
+                runs=runs[target_id],
+                medians={
+                    name: statistics.median(found[target_id][name])
+                    if found[target_id][name]
+                    else None
+                    for name in RATE_FIELDS
+                },
+            )
+            for target_id in runs
+        }
+
     def with_write_figure(self) -> "RunResultQuerySet":
         """Results whose write figure can be true. Parsers refuse impossible figures
         (jobs/engines/base.py), but a row stored before they did, or edited by hand,

@@ -17,7 +17,7 @@ from kombu.exceptions import OperationalError as BrokerUnavailable
 
 from jobs import lost
 from jobs.engines import ResultParseError, parse_output
-from jobs.engines.base import METADATA_OPERATIONS
+from jobs.engines.base import RATE_FIELDS
 from jobs.models import BenchmarkRun, RunResult
 
 log = logging.getLogger(__name__)
@@ -127,7 +127,7 @@ def ingest(run_id: int) -> None:
             "read_iops": result.read_iops,
             "write_latency_us": result.write_latency.model_dump() if result.write_latency else None,
             "read_latency_us": result.read_latency.model_dump() if result.read_latency else None,
-            **{f"{op}_ops_s": getattr(result, f"{op}_ops_s") for op in METADATA_OPERATIONS},
+            **{name: getattr(result, name) for name in RATE_FIELDS},
         },
     )
     BenchmarkRun.objects.filter(pk=run.pk).update(updated_at=timezone.now())

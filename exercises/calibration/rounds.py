@@ -20,7 +20,6 @@ gave no figure is counted in the summary, never in the figures; a pair with no
 figure at all keeps what it had.
 """
 
-import math
 import statistics
 from collections import Counter, defaultdict
 from dataclasses import dataclass
@@ -35,6 +34,7 @@ from exercises.calibration.band import kept_out
 from exercises.calibration.models import Calibration
 from exercises.catalogue.models import (
     BANDWIDTH_METRICS,
+    RATE_METRICS,
     RESULT_FIELD,
     Exercise,
     MeasuredReference,
@@ -45,7 +45,7 @@ from exercises.catalogue.models import (
 from exercises.lab.start import exercise_run, start_exercise_run
 from exercises.quotas.checks import quota_problem
 from jobs.engines import get_engine
-from jobs.engines.base import plausible
+from jobs.engines.base import plausible, plausible_rate
 from jobs.models import ACTIVE_STATUSES, BenchmarkRun, RunStatus
 from jobs.slurm import SlurmError
 from jobs.submission import cancel
@@ -55,7 +55,6 @@ from portal.units import mib
 MAX_REPEAT = 20
 # How a run the quota left no room for begins its reason (and is told apart by).
 NOT_RUN = "Not run:"
-METADATA_METRICS = (Metric.CREATE, Metric.STAT, Metric.FILE_READ, Metric.REMOVE)
 
 Pair = tuple[Exercise, StorageTarget]
 
@@ -269,7 +268,7 @@ def has_ended(run: BenchmarkRun) -> bool:
 def metrics_of(run: BenchmarkRun) -> tuple[Metric, ...]:
     """What a run of its engine and workload measures."""
     if get_engine(run.engine).metadata:
-        return METADATA_METRICS
+        return RATE_METRICS
     return BANDWIDTH_METRICS if run.workload.get("read_back") else (Metric.WRITE,)
 
 
@@ -285,7 +284,7 @@ def figures_of(run: BenchmarkRun) -> dict[Metric, float]:
         if metric in BANDWIDTH_METRICS:
             if plausible(value, result.processes):
                 figures[metric] = mib(value)
-        elif value is not None and math.isfinite(value) and value > 0:
+        elif plausible_rate(value, result.processes):
             figures[metric] = value
     return figures
 

@@ -12,6 +12,7 @@ from django.utils import timezone
 
 from exercises.catalogue import lessons
 from jobs.engines import ENGINE_CHOICES, Pattern, Target, Workload, get_engine
+from jobs.engines.base import RATE_FIELDS
 from portal.models import cluster_username_validator
 
 # Absolute, plain path characters, and the cluster user name in place of {user}.
@@ -213,6 +214,10 @@ RESULT_FIELD = {
     Metric.REMOVE: "remove_ops_s",
 }
 BANDWIDTH_METRICS = (Metric.WRITE, Metric.READ)
+# mdtest's file phases, in the order of jobs.engines.base.RATE_FIELDS (pages show them so).
+RATE_METRICS = tuple(
+    next(m for m, name in RESULT_FIELD.items() if name == field) for field in RATE_FIELDS
+)
 
 
 class Unit(models.TextChoices):

@@ -4,8 +4,6 @@ Permissions live here, in one place: `course_for_trainee`, `course_for_instructo
 """
 
 import html
-import math
-import statistics
 from collections import defaultdict
 from dataclasses import dataclass
 
@@ -215,29 +213,13 @@ def class_chart(course: Course, exercise: Exercise, class_table: figures.Table) 
     }
 
 
-RATES = ("create_ops_s", "stat_ops_s", "read_ops_s", "remove_ops_s")
-
-
 def class_rates(
     course: Course, exercise: Exercise, targets: list[StorageTarget]
 ) -> list[tuple[StorageTarget, int, dict[str, float | None]]]:
     """Per target: how many runs gave rates, and the class's median of each (1 query)."""
-    found: dict[int, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
-    results = RunResult.objects.filter(run__course=course, run__exercise=exercise)
-    for target_id, *values in results.values_list("run__target_id", *RATES):
-        for name, value in zip(RATES, values, strict=True):
-            if value is not None and math.isfinite(value) and value > 0:
-                found[target_id][name].append(value)
+    found = RunResult.objects.filter(run__course=course, run__exercise=exercise).rates_by_target()
     return [
-        (
-            t,
-            max((len(v) for v in found[t.pk].values()), default=0),
-            {
-                name: statistics.median(found[t.pk][name]) if found[t.pk][name] else None
-                for name in RATES
-            },
-        )
-        for t in targets
+        (t, found[t.pk].runs, found[t.pk].medians) if t.pk in found else (t, 0, {}) for t in targets
     ]
 
 

@@ -15,8 +15,8 @@ from exercises.catalogue.profiles import active_profile
 from exercises.courses import access
 from exercises.courses.forms import CourseForm, JoinCourseForm
 from exercises.courses.models import Course, Enrollment
-from jobs.engines.base import plausible
-from jobs.models import ACTIVE_STATUSES, BenchmarkRun, RunStatus
+from jobs.engines.base import RATE_FIELDS, plausible, plausible_rate
+from jobs.models import ACTIVE_STATUSES, BenchmarkRun, RunResult, RunStatus
 from jobs.slurm import SlurmError
 from jobs.submission import cancel
 from portal import units
@@ -178,11 +178,12 @@ EXPORT_FIELDS = [
     # Added with IOR's read-back and mdtest: after the first columns, which scripts read.
     "engine", "read_mib_s", "create_ops_s", "stat_ops_s", "read_ops_s", "remove_ops_s",
 ]  # fmt: skip
-METADATA_FIELDS = ("create_ops_s", "stat_ops_s", "read_ops_s", "remove_ops_s")
 
 
-def _finite(value: float | None, digits: int) -> float | None:
-    return round(value, digits) if value is not None and math.isfinite(value) else None
+def _rate(result: RunResult | None, name: str) -> float | None:
+    """A file operation rate that can be true, else empty (as bandwidths are)."""
+    value = getattr(result, name, None)
+    return round(value, 1) if result and plausible_rate(value, result.processes) else None
 
 
 def _export_rows(course: Course) -> list[dict]:
@@ -219,7 +220,7 @@ def _export_rows(course: Course) -> list[dict]:
                 "ended": run.ended_at.isoformat() if run.ended_at else None,
                 "engine": run.engine,
                 "read_mib_s": round(units.mib(read), 2) if read else None,
-                **{name: _finite(getattr(result, name, None), 1) for name in METADATA_FIELDS},
+                **{name: _rate(result, name) for name in RATE_FIELDS},
             }
         )
     return rows

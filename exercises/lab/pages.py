@@ -2,8 +2,6 @@
 to compare per exercise. Query counts stay bounded whatever the number of runs."""
 
 import contextlib
-import math
-import statistics
 import time
 from collections import defaultdict
 from dataclasses import dataclass
@@ -20,10 +18,10 @@ from redis.exceptions import RedisError
 from exercises.catalogue import figures, lessons
 from exercises.catalogue.figures import Figures
 from exercises.catalogue.models import (
+    RATE_METRICS,
     RESULT_FIELD,
     Exercise,
     MeasuredReference,
-    Metric,
     ReferenceResult,
     SiteProfile,
     StorageTarget,
@@ -31,6 +29,7 @@ from exercises.catalogue.models import (
 from exercises.catalogue.profiles import active_profile
 from exercises.catalogue.site import SITE_HASH, Site, site
 from jobs.models import UNFINISHED_STATUSES, BenchmarkRun, RunResult, RunStatus
+from jobs.models import Rates as RunRates
 from portal.units import mib
 
 
@@ -96,10 +95,6 @@ def comparison(user: AbstractBaseUser, panel: "PanelState") -> list[Figures]:
     return list(rows.values())
 
 
-# mdtest's four figures, in the order pages show them.
-FILE_OPERATIONS = (Metric.CREATE, Metric.STAT, Metric.FILE_READ, Metric.REMOVE)
-
-
 @dataclass
 class Rate:
     """One file operation on one target: the median of my runs, the site's measured
@@ -114,41 +109,33 @@ class Rate:
 class Rates:
     target: StorageTarget
     runs: int
-    rates: list[Rate]  # in the order of FILE_OPERATIONS
+    rates: list[Rate]  # in the order of RATE_METRICS
 
 
 def rates(exercise: Exercise, user: AbstractBaseUser, rows: list[Figures]) -> list[Rates]:
     """For a metadata exercise, per target of `rows` (the comparison, which carries
     the published figures): my rates and the site's measured ones (2 queries)."""
-    fields = [RESULT_FIELD[m] for m in FILE_OPERATIONS]
-    found: dict[int, list[tuple]] = defaultdict(list)
-    results = RunResult.objects.filter(
+    mine = RunResult.objects.filter(
         run__exercise=exercise, run__user=user, run__calibration=None
-    )
-    for target_id, *values in results.values_list("run__target_id", *fields):
-        found[target_id].append(values)
+    ).rates_by_target()
     measured: dict[tuple[int, str], float] = {
         (target_id, metric): median
         for target_id, metric, median in MeasuredReference.objects.filter(
-            exercise=exercise, metric__in=FILE_OPERATIONS
+            exercise=exercise, metric__in=RATE_METRICS
         ).values_list("target_id", "metric", "median")
     }
-
-    def median_of(target_id: int, i: int) -> float | None:
-        values = [v[i] for v in found[target_id] if v[i] is not None and math.isfinite(v[i])]
-        return statistics.median(values) if values else None
-
+    nothing = RunRates(runs=0, medians={})
     return [
         Rates(
             target=row.target,
-            runs=len(found[row.target.pk]),
+            runs=mine.get(row.target.pk, nothing).runs,
             rates=[
                 Rate(
-                    mine=median_of(row.target.pk, i),
+                    mine=mine.get(row.target.pk, nothing).medians.get(RESULT_FIELD[metric]),
                     measured=measured.get((row.target.pk, metric.value)),
                     published=row.published.get(metric.value),
                 )
-                for i, metric in enumerate(FILE_OPERATIONS)
+                for metric in RATE_METRICS
             ],
         )
         for row in rows

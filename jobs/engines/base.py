@@ -68,8 +68,8 @@ MAX_OPS_PER_S_PER_PROCESS = 10**8
 # of the engines' commands are a few KiB; a parser reads this much in well under a
 # second (bench/test_parsers.py).
 PARSE_MAX_CHARS = 4 * MiB
-# The metadata figures (mdtest's file phases), in operations per second.
-METADATA_OPERATIONS = ("create", "stat", "read", "remove")
+# mdtest's file phases: the result's figures in operations per second, in this order.
+RATE_FIELDS = ("create_ops_s", "stat_ops_s", "read_ops_s", "remove_ops_s")
 
 
 def plausible(bytes_per_s: float | None, processes: int | None) -> bool:
@@ -78,6 +78,15 @@ def plausible(bytes_per_s: float | None, processes: int | None) -> bool:
         bytes_per_s is not None
         and math.isfinite(bytes_per_s)
         and 0 < bytes_per_s <= (processes or 1) * MAX_BYTES_PER_S_PER_PROCESS
+    )
+
+
+def plausible_rate(ops_s: float | None, processes: int | None) -> bool:
+    """File operations per second that can have been measured by `processes` processes."""
+    return (
+        ops_s is not None
+        and math.isfinite(ops_s)
+        and 0 < ops_s <= (processes or 1) * MAX_OPS_PER_S_PER_PROCESS
     )
 
 
@@ -133,9 +142,10 @@ class BenchmarkResult(ThroughputInMiB, BaseModel):
                     f"{direction} bandwidth of {bytes_per_s / self.processes:.3g} bytes/s "
                     "per process is beyond any storage"
                 )
-        for operation in METADATA_OPERATIONS:
-            ops_s = getattr(self, f"{operation}_ops_s")
-            if ops_s is not None and ops_s > self.processes * MAX_OPS_PER_S_PER_PROCESS:
+        for name in RATE_FIELDS:
+            ops_s = getattr(self, name)
+            if ops_s is not None and not plausible_rate(ops_s, self.processes):
+                operation = name.removesuffix("_ops_s")
                 raise ValueError(
                     f"{ops_s / self.processes:.3g} {operation} operations/s per process "
                     "is beyond any storage"
@@ -155,7 +165,7 @@ class BenchmarkResult(ThroughputInMiB, BaseModel):
             "read_iops": self.read_iops,
             "write_latency_us": self.write_latency.model_dump() if self.write_latency else None,
             "read_latency_us": self.read_latency.model_dump() if self.read_latency else None,
-            **{f"{op}_ops_s": getattr(self, f"{op}_ops_s") for op in METADATA_OPERATIONS},
+            **{name: getattr(self, name) for name in RATE_FIELDS},
         }
 
 

@@ -122,6 +122,14 @@ def test_a_phase_that_did_not_run_has_no_figure() -> None:
     assert result.stat_ops_s is result.read_ops_s is result.remove_ops_s is None
 
 
+def test_a_rate_no_storage_can_give_is_a_parse_error_naming_the_phase() -> None:
+    # 8 ranks creating 10^12 files per second: beyond 10^8 per rank (plausible_rate).
+    output = sample("mdtest-4.1-files-8p.txt").replace("5208.282", "1000000000000.000")
+
+    with pytest.raises(ResultParseError, match="create operations/s per process is beyond"):
+        Mdtest().parse(output)
+
+
 def test_an_older_mdtest_table_with_colons_is_read() -> None:
     output = (
         "mdtest-1.9.3 was launched with 4 total task(s) on 1 node(s)\n"
