@@ -28,7 +28,7 @@ from celery.app.task import Task
 from django.conf import settings
 from django.core.cache import cache
 from django.db import transaction
-from django.db.models import Model
+from django.db.models import Model, QuerySet
 from django.utils import timezone
 from kombu.exceptions import OperationalError as BrokerUnavailable
 from pydantic import ValidationError
@@ -36,7 +36,7 @@ from pydantic import ValidationError
 from jobs import slots
 from jobs.engines import Workload, get_engine
 from jobs.engines.base import validation_reason
-from jobs.models import IN_SLURM_STATUSES, BenchmarkRun, RunStatus
+from jobs.models import ACTIVE_STATUSES, IN_SLURM_STATUSES, BenchmarkRun, RunStatus
 from jobs.ratelimit import RateLimited, take_submit_slot
 from jobs.results import token_hash
 from jobs.scripts import job_spec, render_script
@@ -299,6 +299,20 @@ def submit_run(self: Task, run_id: int, slot_taken: bool = False) -> None:
         # runs it held must not all rush in at once.
         countdown = min(2 ** min(self.request.retries, 5), 30)
         raise self.retry(exc=e, countdown=countdown, args=(run_id,), kwargs={"slot_taken": False})
+
+
+def cancel_all(runs: QuerySet[BenchmarkRun]) -> int:
+    """Cancels every unfinished run of `runs`: the waiting ones first, so that the
+    slots the others free start none of them. Returns how many Slurm could not cancel
+    now (they end by their time limit; the caller says "try again")."""
+    failed = 0
+    for statuses in ((RunStatus.WAITING,), ACTIVE_STATUSES):
+        for run in runs.filter(status__in=statuses):
+            try:
+                cancel(run)
+            except SlurmError:
+                failed += 1
+    return failed
 
 
 def cancel(run: BenchmarkRun) -> bool:

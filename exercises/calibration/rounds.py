@@ -47,8 +47,7 @@ from exercises.quotas.checks import quota_problem
 from jobs.engines import get_engine
 from jobs.engines.base import plausible, plausible_rate
 from jobs.models import ACTIVE_STATUSES, BenchmarkRun, RunStatus
-from jobs.slurm import SlurmError
-from jobs.submission import cancel
+from jobs.submission import cancel_all
 from portal.models import ClusterAccount
 from portal.units import mib
 
@@ -409,13 +408,7 @@ def cancel_round(calibration_id: int, user: AbstractBaseUser) -> int:
         when = f"{timezone.localtime():%Y-%m-%d %H:%M}"
         why = f"Cancelled by {user.get_username()} at {when}; no figure of it was kept."
         _end_without_figures(calibration, why)
-    not_cancelled = 0
-    for run in calibration.runs.filter(status__in=ACTIVE_STATUSES):
-        try:
-            cancel(run)
-        except SlurmError:
-            not_cancelled += 1
-    return not_cancelled
+    return cancel_all(calibration.runs.all())
 
 
 def advance_all() -> int:

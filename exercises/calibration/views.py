@@ -8,7 +8,6 @@ Slurm's accounting shows who measured; anyone else gets a 403.
 """
 
 from django.contrib import messages
-from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse, HttpResponseForbidden
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
@@ -19,6 +18,7 @@ from exercises.catalogue.models import Metric, ReferenceResult
 from exercises.catalogue.profiles import active_profile
 from exercises.courses import access
 from portal.models import ClusterAccount
+from portal.permissions import only_if
 from portal.polling import poll_answer, unchanged
 
 REPEAT_CHOICES = (1, 3, 5)
@@ -29,10 +29,8 @@ MAY_NOT_START = (
 )
 
 
-@login_required
+@only_if(access.can_teach, REFUSED)
 def calibration_page(request: HttpRequest) -> HttpResponse:
-    if not access.can_teach(request.user):
-        return HttpResponseForbidden(REFUSED)
     profile = active_profile()
     latest = profile.calibrations.select_related("started_by").first()
     now = rounds.progress(latest) if latest else None
@@ -68,10 +66,8 @@ def calibration_page(request: HttpRequest) -> HttpResponse:
 
 
 @require_POST
-@login_required
+@only_if(rounds.may_calibrate, MAY_NOT_START)
 def calibration_start(request: HttpRequest) -> HttpResponse:
-    if not rounds.may_calibrate(request.user):
-        return HttpResponseForbidden(MAY_NOT_START)
     try:
         repeat = int(request.POST.get("repeat", ""))
     except ValueError:
@@ -91,10 +87,8 @@ def calibration_start(request: HttpRequest) -> HttpResponse:
 
 
 @require_POST
-@login_required
+@only_if(access.can_teach, REFUSED)
 def calibration_cancel(request: HttpRequest, pk: int) -> HttpResponse:
-    if not access.can_teach(request.user):
-        return HttpResponseForbidden(REFUSED)
     round_ = Calibration.objects.filter(pk=pk, profile=active_profile()).first()
     if round_ is None:
         messages.error(request, "No such calibration round of this site.")

@@ -7,7 +7,7 @@ import math
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.db import transaction
-from django.http import HttpRequest, HttpResponse, HttpResponseForbidden, JsonResponse
+from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
@@ -16,11 +16,11 @@ from exercises.courses import access
 from exercises.courses.forms import CourseForm, JoinCourseForm
 from exercises.courses.models import Course, Enrollment
 from jobs.engines.base import RATE_FIELDS, plausible, plausible_rate
-from jobs.models import ACTIVE_STATUSES, BenchmarkRun, RunResult, RunStatus
-from jobs.slurm import SlurmError
-from jobs.submission import cancel
+from jobs.models import BenchmarkRun, RunResult
+from jobs.submission import cancel_all
 from portal import units
 from portal.models import ClusterAccount
+from portal.permissions import only_if
 from portal.polling import poll_answer, unchanged
 
 
@@ -63,10 +63,8 @@ def course_join(request: HttpRequest) -> HttpResponse:
     return redirect("courses:course-detail", pk=course.pk)
 
 
-@login_required
+@only_if(access.can_teach, "Only instructors create courses.")
 def course_create(request: HttpRequest) -> HttpResponse:
-    if not access.can_teach(request.user):
-        return HttpResponseForbidden("Only instructors create courses.")
     profile = active_profile()
     form = CourseForm(request.POST or None, profile=profile)
     if request.method == "POST" and form.is_valid():
@@ -153,14 +151,7 @@ def participant_action(request: HttpRequest, pk: int, user_id: int, action: str)
     course = access.course_for_instructor(request.user, pk)
     enrollment = get_object_or_404(course.enrollments.select_related("user"), user_id=user_id)
     runs = BenchmarkRun.objects.filter(course=course, user=enrollment.user)
-    failed = 0
-    # The waiting ones first: the slots the others free must not start them.
-    for status in ([RunStatus.WAITING], ACTIVE_STATUSES):
-        for run in runs.filter(status__in=status):
-            try:
-                cancel(run)
-            except SlurmError:
-                failed += 1
+    failed = cancel_all(runs)
     if action == "reset":
         runs.update(course=None)
     name = enrollment.user.get_username()
