@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from django.conf import settings
+from django.core.management.base import CommandError
 from django.db import transaction
 from django.http import Http404
 
@@ -170,16 +171,18 @@ def _reference(profile: SiteProfile, item: dict[str, Any], which: str) -> Refere
     return reference
 
 
-def active() -> SiteProfile | None:
-    """The site's profile, or None while it is not loaded (1 query)."""
-    return SiteProfile.objects.filter(name=settings.SITE_PROFILE).first()
+def active(name: str | None = None) -> SiteProfile | None:
+    """The site's profile (SITE_PROFILE), or the profile `name`; None while it is not
+    loaded (1 query). Every page, command and task finds the site's profile here."""
+    return SiteProfile.objects.filter(name=name or settings.SITE_PROFILE).first()
 
 
-def not_loaded() -> str:
-    """What to do while the site's profile is not loaded."""
+def not_loaded(name: str | None = None) -> str:
+    """What to do while a profile is not loaded."""
+    name = name or settings.SITE_PROFILE
     return (
-        f"The site profile {settings.SITE_PROFILE!r} is not loaded. An administrator "
-        f"runs: python manage.py load_site_profile {settings.SITE_PROFILE}"
+        f"The site profile {name!r} is not loaded. An administrator runs: "
+        f"python manage.py load_site_profile {name}"
     )
 
 
@@ -188,4 +191,13 @@ def active_profile() -> SiteProfile:
     profile = active()
     if profile is None:
         raise Http404(not_loaded())
+    return profile
+
+
+def profile_for_command(name: str | None = None) -> SiteProfile:
+    """The site's profile (or `name`), for a command: a CommandError that says what to
+    do while it is not loaded."""
+    profile = active(name)
+    if profile is None:
+        raise CommandError(not_loaded(name))
     return profile

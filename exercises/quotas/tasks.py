@@ -7,7 +7,7 @@ from celery import shared_task
 from django.conf import settings
 from django.core.cache import cache
 
-from exercises.catalogue.models import SiteProfile
+from exercises.catalogue import profiles
 from exercises.quotas.collectors import collect_all
 
 log = logging.getLogger(__name__)
@@ -25,9 +25,9 @@ def collect_quotas() -> None:
         log.info("quotas: skipped, another round holds the lock (it runs, or died lately)")
         return
     try:
-        profile = SiteProfile.objects.filter(name=settings.SITE_PROFILE).first()
+        profile = profiles.active()
         if profile is None:
-            log.warning("quotas: the site profile %r is not loaded", settings.SITE_PROFILE)
+            log.warning("quotas: %s", profiles.not_loaded())
             return
         summary = collect_all(profile)
         log.info(

@@ -43,7 +43,7 @@ def staff(make_user):
         (["--repeat", "0"], "--repeat takes a whole number from 1 to 20, not '0'."),
         (["--repeat", "21"], "--repeat takes a whole number from 1 to 20, not '21'."),
         (["--repeat", "five"], "--repeat takes a whole number from 1 to 20, not 'five'."),
-        (["--profile", "atlantis"], "No site profile 'atlantis' is loaded: load it with"),
+        (["--profile", "atlantis"], "The site profile 'atlantis' is not loaded. An administrator"),
         (["--exercises", "1a,9z"], "has no exercise 9z; its exercises are 1a, 1b,"),
         (["--targets", "tape"], "has no target tape; its targets are home, global,"),
         (["--wait", "--timeout", "-1"], "--timeout takes a whole number from 1 to 86400"),

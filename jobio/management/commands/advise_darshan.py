@@ -5,11 +5,10 @@ profile or the one named."""
 import json
 from pathlib import Path
 
-from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from exercises.advisor.facts import advice_for
-from exercises.catalogue.models import SiteProfile
+from exercises.catalogue.profiles import profile_for_command
 from jobio.sandbox import LogUnreadable, parse_with_site_limits
 
 
@@ -23,10 +22,7 @@ class Command(BaseCommand):
 
     def handle(self, *args: object, **options: object) -> None:
         path: Path = options["file"]
-        name = options["profile"] or settings.SITE_PROFILE
-        profile = SiteProfile.objects.filter(name=name).first()
-        if profile is None:
-            raise CommandError(f"no site profile {name!r}: run load_site_profile {name} first")
+        profile = profile_for_command(options["profile"])
         if not path.is_file():
             raise CommandError(f"{path}: no such file")
         try:

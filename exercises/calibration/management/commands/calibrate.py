@@ -15,6 +15,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from exercises.calibration import rounds
 from exercises.calibration.models import Calibration
 from exercises.catalogue.models import BANDWIDTH_METRICS, MeasuredReference, SiteProfile
+from exercises.catalogue.profiles import profile_for_command
 
 
 def _keys(value: str | None) -> list[str] | None:
@@ -54,7 +55,7 @@ class Command(BaseCommand):
     def handle(self, *args: object, **options: object) -> None:
         repeat = self._number(options["repeat"], "--repeat")
         timeout = self._number(options["timeout"], "--timeout")
-        profile = self._profile(options["profile"] or settings.SITE_PROFILE)
+        profile = profile_for_command(options["profile"])
         if options["cancel"]:
             self._cancel(profile, self._user(options["user"]))
             return
@@ -112,15 +113,6 @@ class Command(BaseCommand):
                 f"{option} takes a whole number from {low} to {high}, not {value!r}."
             )
         return number
-
-    def _profile(self, name: str) -> SiteProfile:
-        profile = SiteProfile.objects.filter(name=name).first()
-        if profile is None:
-            raise CommandError(
-                f"No site profile {name!r} is loaded: load it with "
-                f"'manage.py load_site_profile {name}', or name another with --profile."
-            )
-        return profile
 
     def _user(self, username: object):
         if not username:

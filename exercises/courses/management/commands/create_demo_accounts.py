@@ -9,7 +9,7 @@ from django.contrib.auth.models import Permission
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import transaction
 
-from exercises.catalogue.models import SiteProfile
+from exercises.catalogue import profiles
 from exercises.courses.models import Course, Enrollment
 from portal.logins import instructors_group
 from portal.models import ClusterAccount
@@ -62,7 +62,7 @@ class Command(BaseCommand):
 
     def demo_course(self, User: type) -> Course | None:
         """Every exercise on every target of the site profile in use (once loaded)."""
-        profile = SiteProfile.objects.filter(name=settings.SITE_PROFILE).first()
+        profile = profiles.active()
         if profile is None:
             return None
         course, created = Course.objects.get_or_create(title=DEMO_COURSE, profile=profile)

@@ -1,10 +1,9 @@
 """Collects quota figures now (what the collect_quotas task does every
 QUOTA_INTERVAL_SECONDS), optionally for some cluster accounts or one target."""
 
-from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from exercises.catalogue.models import SiteProfile
+from exercises.catalogue.profiles import profile_for_command
 from exercises.quotas.collectors import collect_all
 from exercises.quotas.models import Quota
 from portal.models import ClusterAccount
@@ -19,9 +18,7 @@ class Command(BaseCommand):
         parser.add_argument("--target", default="", help="only this target (its key)")
 
     def handle(self, *args: object, accounts: list[str], target: str, **options: object) -> None:
-        profile = SiteProfile.objects.filter(name=settings.SITE_PROFILE).first()
-        if profile is None:
-            raise CommandError(f"the site profile {settings.SITE_PROFILE!r} is not loaded")
+        profile = profile_for_command()
         if target and not profile.targets.filter(key=target).exists():
             raise CommandError(f"no target {target!r} in the site profile {profile.name}")
         chosen = None

@@ -6,10 +6,9 @@ import os
 import tempfile
 from pathlib import Path
 
-from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from exercises.catalogue.models import SiteProfile
+from exercises.catalogue.profiles import profile_for_command
 from exercises.quotas import ondemand, xdmod
 
 
@@ -21,9 +20,7 @@ class Command(BaseCommand):
         parser.add_argument("--output", default="-", help="a file (default: standard output)")
 
     def handle(self, *args: object, format: str, output: str, **options: object) -> None:
-        profile = SiteProfile.objects.filter(name=settings.SITE_PROFILE).first()
-        if profile is None:
-            raise CommandError(f"the site profile {settings.SITE_PROFILE!r} is not loaded")
+        profile = profile_for_command()
         data = ondemand.export(profile) if format == "ondemand" else xdmod.export(profile)
         text = json.dumps(data, indent=2) + "\n"
         if output == "-":

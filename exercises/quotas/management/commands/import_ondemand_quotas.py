@@ -1,9 +1,8 @@
 """Imports Open OnDemand quota files (version 1) into the quota figures."""
 
-from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from exercises.catalogue.models import SiteProfile
+from exercises.catalogue.profiles import profile_for_command
 from exercises.quotas.ondemand import OnDemandFileError, import_files, read
 
 
@@ -14,9 +13,7 @@ class Command(BaseCommand):
         parser.add_argument("files", nargs="+", help="quota JSON files")
 
     def handle(self, *args: object, files: list[str], **options: object) -> None:
-        profile = SiteProfile.objects.filter(name=settings.SITE_PROFILE).first()
-        if profile is None:
-            raise CommandError(f"the site profile {settings.SITE_PROFILE!r} is not loaded")
+        profile = profile_for_command()
         for path in files:  # a file that cannot be used stops the import before it starts
             try:
                 read(path)
