@@ -10,7 +10,6 @@ hour, for its owner's page to show.
 """
 
 import logging
-import pwd
 import re
 from dataclasses import dataclass
 from datetime import timedelta
@@ -27,6 +26,7 @@ from django.utils import timezone
 
 from jobio.models import CheckSource, JobCheck
 from jobio.sandbox import too_big
+from portal.accounts import uid_of
 
 log = logging.getLogger(__name__)
 
@@ -84,13 +84,13 @@ def own_uid(user: AbstractBaseUser) -> int:
             "are yours: upload the job's .darshan file instead, or ask the administrators "
             "to link your account."
         )
-    try:
-        return pwd.getpwnam(account.username).pw_uid
-    except KeyError:
+    uid = uid_of(account.username)
+    if uid is None:
         raise CheckRefused(
             f"Your cluster account {account.username} is not known on this host (getent "
             "passwd): ask the administrators."
-        ) from None
+        )
+    return uid
 
 
 def _printable(name: str) -> str:

@@ -9,7 +9,6 @@ up to a bound, and what is found goes through the same intake as a post (stored 
 read by the same parser, on the results queue)."""
 
 import os
-import pwd
 import re
 import stat
 from collections.abc import Callable
@@ -18,6 +17,7 @@ from django.conf import settings
 
 from jobs.models import BenchmarkRun
 from jobs.results import store_output
+from portal.accounts import uid_of
 
 # The lines around the output (templates/jobs/job_script.sh).
 BEGINS = re.compile(
@@ -60,10 +60,9 @@ def read_own_file(run: BenchmarkRun) -> str:
     """The job's output file, if it is the run's account's own (see the module's
     docstring), up to a bound: its output, its lines and Slurm's."""
     path = output_file(run)
-    try:
-        uid = pwd.getpwnam(run.cluster_username).pw_uid
-    except KeyError:
-        raise RecoveryRefused(f"{run.cluster_username} is not an account of this host.") from None
+    uid = uid_of(run.cluster_username)
+    if uid is None:
+        raise RecoveryRefused(f"{run.cluster_username} is not an account of this host.")
     limit = 2 * settings.RESULT_MAX_BYTES + 64 * 1024
     folder = file = -1
     try:

@@ -25,13 +25,21 @@ NOBODY_UID = 65534
 SLURM_USER_LINE = re.compile(r"^[ \t]*SlurmUser[ \t]*=[ \t]*([A-Za-z0-9_.-]{1,32})", re.I | re.M)
 
 
+def uid_of(username: str) -> int | None:
+    """The UID this host gives the account (NSS: LDAP and SSSD included), or None
+    when it knows no such user. Every lookup of a cluster account's UID is this one."""
+    try:
+        return pwd.getpwnam(username).pw_uid
+    except KeyError:
+        return None
+
+
 def job_account_problem(username: str) -> str | None:
     """Why jobs may not run as `username`, or None."""
     if username == "root":
         return "Jobs never run as root."
-    try:
-        uid = pwd.getpwnam(username).pw_uid
-    except KeyError:
+    uid = uid_of(username)
+    if uid is None:
         return f"{username} is not an account of this system (getent passwd knows no such user)."
     if uid == 0:
         return f"Jobs never run as root ({username} has UID 0)."

@@ -17,7 +17,6 @@ tool hangs in a round, the accounts left on its filesystem are skipped for that 
 import json
 import logging
 import os
-import pwd
 import signal
 import socket
 import subprocess
@@ -34,6 +33,7 @@ from exercises.catalogue.models import QuotaCollector, QuotaSource, SiteProfile
 from exercises.quotas import local, ondemand, parsers
 from exercises.quotas.store import record_failure, record_unexpected, record_usage
 from exercises.quotas.usage import QuotaParseError, Usage
+from portal.accounts import uid_of
 from portal.models import ClusterAccount, cluster_username_validator
 
 log = logging.getLogger(__name__)
@@ -68,10 +68,10 @@ class Tool:
 
 
 def _uid(user: str) -> int:
-    try:
-        return pwd.getpwnam(user).pw_uid
-    except KeyError:
-        raise CollectError(f"there is no user {user} on {socket.gethostname()}") from None
+    uid = uid_of(user)
+    if uid is None:
+        raise CollectError(f"there is no user {user} on {socket.gethostname()}")
+    return uid
 
 
 def _beegfs8_argv(user: str, filesystem: str) -> list[str]:

@@ -65,7 +65,7 @@ def test_a_file_that_is_no_readable_log_exits_with_one_line(vsc3, tmp_path, make
 
 
 def test_an_unknown_profile_says_how_to_load_it(vsc3) -> None:
-    with pytest.raises(CommandError, match="An administrator runs: python manage.py load_site_profile tacc"):
+    with pytest.raises(CommandError, match="runs: python manage.py load_site_profile tacc"):
         call_command("advise_darshan", str(log("example")), "--profile", "tacc", "--json")
 
 

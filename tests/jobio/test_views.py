@@ -6,7 +6,6 @@ import re
 import shutil
 from datetime import date
 from pathlib import Path
-from types import SimpleNamespace
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
@@ -139,8 +138,7 @@ def log_dir(tmp_path, settings, monkeypatch) -> Path:
     put(log("example"), folder / "glock_vpicio_uni_id4478544-12345_3-20-1-1.darshan", ADA)
     put(log("random-4k"), folder / "root_fio_id30572-30572_11-23-1-1.darshan", BOB)
     uids = {"ada": ADA, "bob": BOB}
-    fake = SimpleNamespace(getpwnam=lambda name: SimpleNamespace(pw_uid=uids[name]))
-    monkeypatch.setattr("jobio.checks.pwd", fake)
+    monkeypatch.setattr("jobio.checks.uid_of", uids.get)
     return folder
 
 
