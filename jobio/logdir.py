@@ -20,7 +20,7 @@ import sys
 from datetime import date, timedelta
 from pathlib import Path
 
-from portal.children import run_child
+from portal.children import run_bounded
 
 REFUSED = 3
 PROJECT_DIR = Path(__file__).resolve().parent.parent
@@ -41,7 +41,7 @@ def fetch(
     argv = [sys.executable, "-I", "-c", CHILD, root, str(int(job_id)), str(int(uid))]
     argv += [str(int(days)), str(int(max_bytes)), today.isoformat()]
     try:
-        code, out, err = run_child(
+        code, out, err = run_bounded(
             argv,
             seconds=seconds,
             output_max=max_bytes + 1,

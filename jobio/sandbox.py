@@ -32,7 +32,7 @@ from django.conf import settings
 
 from exercises.advisor.profile import IOProfile
 from jobio.profile import CUT_SHORT, LogUnreadable
-from portal.children import run_child
+from portal.children import run_bounded
 
 MiB = 2**20
 # The most the child may say: a profile is a few KiB.
@@ -125,7 +125,7 @@ def run_confined(
     try:
         os.write(log, data)  # memfd writes are whole: it is memory
         os.lseek(log, 0, os.SEEK_SET)
-        return run_child(
+        return run_bounded(
             [sys.executable, "-I", "-c", PROLOGUE + program, json.dumps(limits)],
             seconds=seconds,
             output_max=ANSWER_MAX_BYTES,

@@ -1,8 +1,10 @@
 """A child process run within a time, heard up to a bound, and killed with all it
 started when its time is up: for the work on what users send (a Darshan log's reader)
-and on files that may sit on a hung mount (finding a job's log, an Open OnDemand quota
-file), which may hang or talk without end. No Django here."""
+and on what may sit on a hung mount (finding a job's log, an Open OnDemand quota file,
+a quota tool, the directory walk), which may hang or talk without end. Every child the
+portal runs goes through `run_bounded`. No Django here."""
 
+import logging
 import os
 import selectors
 import signal
@@ -12,24 +14,29 @@ from collections.abc import Callable
 from contextlib import suppress
 from pathlib import Path
 
+log = logging.getLogger(__name__)
+
 # After SIGKILL, how long a child may take to go: one stuck in the kernel (a read on a
 # hung mount) cannot be waited for without end, and is left to it.
-KILL_WAIT_SECONDS = 5
+KILL_WAIT_SECONDS = 2
 
 
-def run_child(
+def run_bounded(
     argv: list[str],
     *,
     seconds: float,
     output_max: int,
-    cwd: Path,
     env: dict[str, str],
+    cwd: Path = Path("/"),
     stdin: int | None = None,
     preexec_fn: Callable[[], None] | None = None,
 ) -> tuple[int, bytes, bytes]:
     """Runs `argv` in a session of its own for at most `seconds`. Returns its exit
     status, stdout and stderr, each kept up to `output_max` bytes (the rest is read
-    and dropped). TimeoutError once it is over its time, killed with its group."""
+    and dropped). Once it is over its time it is killed with its group, and awaited
+    KILL_WAIT_SECONDS at most: TimeoutError, whose text says what was left behind
+    ("" when nothing). Whatever happens, this returns within seconds + KILL_WAIT_SECONDS.
+    OSError (FileNotFoundError: no such program) when it cannot start."""
     child = subprocess.Popen(  # noqa: S603 -- the callers' own programs
         argv,
         stdin=stdin if stdin is not None else subprocess.DEVNULL,
@@ -46,9 +53,14 @@ def run_child(
     except TimeoutError:
         with suppress(ProcessLookupError, PermissionError):
             os.killpg(child.pid, signal.SIGKILL)
-        with suppress(subprocess.TimeoutExpired):
+        try:
             child.wait(timeout=KILL_WAIT_SECONDS)
-        raise
+        except subprocess.TimeoutExpired:
+            # In the kernel on a hung mount, where SIGKILL waits: left to it (subprocess
+            # reaps it once it ends).
+            log.error("%s (pid %d) outlived SIGKILL, stuck on a hung mount?", argv[0], child.pid)
+            raise TimeoutError(f"killed, it did not end (pid {child.pid}, stuck on a hung mount?)")
+        raise TimeoutError("") from None
     finally:
         child.stdout.close()
         child.stderr.close()

@@ -16,15 +16,13 @@ tool hangs in a round, the accounts left on its filesystem are skipped for that 
 
 import json
 import logging
-import os
-import signal
 import socket
 import subprocess
 import sys
 import time
 from collections.abc import Callable
-from contextlib import suppress
 from dataclasses import dataclass, field
+from functools import partial
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
@@ -34,12 +32,13 @@ from exercises.quotas import local, ondemand, parsers
 from exercises.quotas.store import record_failure, record_unexpected, record_usage
 from exercises.quotas.usage import QuotaParseError, Usage
 from portal.accounts import uid_of
+from portal.children import run_bounded
 from portal.models import ClusterAccount, cluster_username_validator
 
 log = logging.getLogger(__name__)
 
-# After SIGKILL, how long a child's end (and the end of its output) is awaited.
-KILL_GRACE_SECONDS = 2.0
+# What a tool or the walk may say: their answers are a few lines.
+OUTPUT_MAX = 1024 * 1024
 # The local walk as a child: local.py run as a script (no Django, no site packages).
 WALK = [sys.executable, "-I", "-S", local.__file__]
 WALK_NAME = "the directory walk"
@@ -107,55 +106,26 @@ TOOLS: dict[str, Tool] = {
 }
 
 
-def run_child(argv: list[str], name: str, timeout: float) -> subprocess.CompletedProcess[str]:
-    """Runs `argv` to its end within `timeout` seconds, or raises Hung (CollectError when
-    it cannot start). Whatever happens, this returns within timeout + KILL_GRACE_SECONDS."""
+def _run(argv: list[str], name: str, timeout: float) -> subprocess.CompletedProcess[str]:
+    """Runs `argv` to its end within `timeout` seconds (portal/children.py), or raises
+    Hung (CollectError when it cannot start)."""
+    env = {"PATH": settings.QUOTA_TOOL_PATH, "LC_ALL": "C"}
     try:
-        child = subprocess.Popen(  # noqa: S603 -- an argv list of validated values, no shell
-            argv,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-            errors="replace",
-            env={"PATH": settings.QUOTA_TOOL_PATH, "LC_ALL": "C"},
-            start_new_session=True,  # its own process group: killed with all it started
-        )
+        code, out, err = run_bounded(argv, seconds=timeout, output_max=OUTPUT_MAX, env=env)
     except FileNotFoundError:
         raise CollectError(f"{name} is not installed on {socket.gethostname()}") from None
+    except TimeoutError as e:
+        left = f"; {e}" if str(e) else ""
+        raise Hung(f"{name} gave no answer within {timeout:g} s{left}", name) from None
     except OSError as e:
         raise CollectError(f"{name} could not be run: {e.strerror}") from None
-    try:
-        stdout, stderr = child.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        left = _kill(child, name)
-        raise Hung(f"{name} gave no answer within {timeout:g} s{left}", name) from None
-    return subprocess.CompletedProcess(argv, child.returncode, stdout, stderr)
-
-
-def _kill(child: subprocess.Popen, name: str) -> str:
-    """Kills the child's process group and awaits its end KILL_GRACE_SECONDS at most (no
-    `with child:`, whose exit waits without a bound). Says what it left behind."""
-    with suppress(ProcessLookupError):
-        os.killpg(child.pid, signal.SIGKILL)
-    with suppress(subprocess.TimeoutExpired):
-        child.communicate(timeout=KILL_GRACE_SECONDS)
-        return ""
-    # Its output is still open: held by a helper that left its process group, or by the
-    # child itself, in the kernel on a hung mount, where SIGKILL waits. Stop reading; the
-    # child is reaped when it ends (subprocess keeps a list of the unreaped).
-    for pipe in (child.stdout, child.stderr):
-        with suppress(OSError):
-            pipe.close()
-    if child.poll() is None:
-        log.error("%s (pid %d) outlived SIGKILL, stuck on a hung mount?", name, child.pid)
-        return f"; killed, it did not end (pid {child.pid}, stuck on a hung mount?)"
-    log.warning("%s left a process holding its output open; not waited for", name)
-    return ""
+    text = partial(str, encoding="utf-8", errors="replace")
+    return subprocess.CompletedProcess(argv, code, text(out), text(err))
 
 
 def run_tool(argv: list[str], timeout: float) -> str:
     """The tool's standard output, or CollectError (Hung) saying what went wrong."""
-    done = run_child(argv, argv[0], timeout)
+    done = _run(argv, argv[0], timeout)
     if done.returncode != 0:
         said = (done.stderr.strip() or done.stdout.strip()).splitlines()
         detail = f": {said[0][:200]}" if said else ""
@@ -168,7 +138,7 @@ def walk(source: QuotaSource, user: str) -> Usage:
     timeout = settings.QUOTA_COMMAND_TIMEOUT
     directory = source.target.directory_for(user)
     argv = [*WALK, directory, str(settings.QUOTA_LOCAL_MAX_ENTRIES), f"{timeout:g}"]
-    done = run_child(argv, WALK_NAME, timeout + WALK_GRACE_SECONDS)
+    done = _run(argv, WALK_NAME, timeout + WALK_GRACE_SECONDS)
     if done.returncode == local.WALK_FAILED:
         raise CollectError(done.stderr.strip() or f"{directory} could not be counted")
     if done.returncode != 0:

@@ -30,7 +30,7 @@ from exercises.catalogue.models import QuotaCollector, SiteProfile
 from exercises.quotas.models import Quota
 from exercises.quotas.store import record_failure, record_unexpected, record_usage
 from exercises.quotas.usage import Usage
-from portal.children import run_child
+from portal.children import run_bounded
 from portal.models import ClusterAccount
 from portal.units import KiB, MiB
 
@@ -118,7 +118,7 @@ def read(path: str) -> Parsed:
     timeout = settings.QUOTA_COMMAND_TIMEOUT
     argv = [sys.executable, "-I", "-c", READER, path, str(MAX_FILE_BYTES)]
     try:
-        code, data, said = run_child(
+        code, data, said = run_bounded(
             argv, seconds=timeout, output_max=MAX_FILE_BYTES + 1, cwd=Path("/"), env=READER_ENV
         )
     except TimeoutError:
