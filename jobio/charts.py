@@ -1,8 +1,7 @@
 """The profile as the check page draws it (static/js/jobio.js) and tabulates it."""
 
 from exercises.advisor.profile import SIZE_BINS, IOProfile
-
-MiB = 2**20
+from portal.units import MiB
 
 
 def access_counts(io: IOProfile) -> list[tuple[str, int]]:

@@ -27,6 +27,7 @@ from django.utils import timezone
 from jobio.models import CheckSource, JobCheck
 from jobio.sandbox import too_big
 from portal.accounts import uid_of
+from portal.units import MiB
 
 log = logging.getLogger(__name__)
 
@@ -116,7 +117,7 @@ def _start(user: AbstractBaseUser, **fields: object) -> JobCheck:
         if held + size > settings.DARSHAN_USER_MAX_BYTES:
             raise CheckRefused(
                 "Your logs waiting to be read would be more than "
-                f"{settings.DARSHAN_USER_MAX_BYTES / 2**20:,.0f} MiB: start this one once "
+                f"{settings.DARSHAN_USER_MAX_BYTES / MiB:,.0f} MiB: start this one once "
                 "they are done."
             )
         _count_start(user)

@@ -21,6 +21,7 @@ from datetime import date, timedelta
 from pathlib import Path
 
 from portal.children import run_bounded
+from portal.units import MiB
 
 REFUSED = 3
 PROJECT_DIR = Path(__file__).resolve().parent.parent
@@ -114,8 +115,8 @@ def _read_if_own(folder_fd: int, name: str, uid: int, max_bytes: int, job_id: in
             return None
         if info.st_size > max_bytes:
             raise LookupRefused(
-                f"The Darshan log of job {job_id} is {info.st_size / 2**20:,.1f} MiB, more than "
-                f"the {max_bytes / 2**20:,.1f} MiB a log may have here."
+                f"The Darshan log of job {job_id} is {info.st_size / MiB:,.1f} MiB, more than "
+                f"the {max_bytes / MiB:,.1f} MiB a log may have here."
             )
         chunks, left = [], max_bytes + 1
         while left > 0 and (chunk := os.read(fd, min(left, 1 << 20))):

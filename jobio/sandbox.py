@@ -33,8 +33,8 @@ from django.conf import settings
 from exercises.advisor.profile import IOProfile
 from jobio.profile import CUT_SHORT, LogUnreadable
 from portal.children import run_bounded
+from portal.units import MiB
 
-MiB = 2**20
 # The most the child may say: a profile is a few KiB.
 ANSWER_MAX_BYTES = 1 * MiB
 PROJECT_DIR = Path(__file__).resolve().parent.parent

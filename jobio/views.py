@@ -16,6 +16,7 @@ from jobio.forms import JobIdForm, UploadForm
 from jobio.models import JobCheck
 from jobio.tasks import read_once_committed
 from portal.polling import poll_answer
+from portal.units import MiB
 
 
 @login_required
@@ -30,7 +31,7 @@ def _page(
         "upload_form": upload,
         "job_form": job,
         "log_dir": bool(settings.DARSHAN_LOG_DIR),
-        "max_mib": settings.DARSHAN_MAX_BYTES // 2**20,
+        "max_mib": settings.DARSHAN_MAX_BYTES // MiB,
         "checks": checks.recent_checks(request.user),
         "error": error,
     }

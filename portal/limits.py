@@ -18,6 +18,8 @@ from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 from django.template.loader import render_to_string
 
+from portal.units import MiB
+
 # A multipart form's boundaries and headers around the uploaded file.
 FORM_OVERHEAD = 64 * 1024
 RESULT_PATH = re.compile(r"^/jobs/runs/[0-9a-f-]{36}/result$")
@@ -53,8 +55,8 @@ def too_large(request: HttpRequest, declared: int, limit: int) -> HttpResponse:
         shown = limit - FORM_OVERHEAD if request.path_info == DARSHAN_UPLOAD_PATH else limit
         ctx = {
             "site_name": settings.SITE_NAME,
-            "declared_mib": f"{declared / 2**20:,.1f}",
-            "limit_mib": f"{shown / 2**20:,.1f}",
+            "declared_mib": f"{declared / MiB:,.1f}",
+            "limit_mib": f"{shown / MiB:,.1f}",
         }
         return HttpResponse(render_to_string("413.html", ctx), status=413)
     return HttpResponse(

@@ -15,10 +15,7 @@ from exercises.advisor import Access, Advice, FileShape, Question, TargetFacts, 
 from exercises.advisor.plan import keeper_of
 from exercises.advisor.profile import IOProfile
 from exercises.advisor.words import mib_s, times
-
-GiB = 2**30
-MiB = 2**20
-KiB = 2**10
+from portal.units import GiB, KiB, MiB
 
 # Sequential: most requests start where the last one ended (consecutive), or at
 # least further on (sequential: a strided pattern). Random: neither. Random 4 KiB

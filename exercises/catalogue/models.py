@@ -14,6 +14,7 @@ from exercises.catalogue import lessons
 from jobs.engines import ENGINE_CHOICES, Pattern, Target, Workload, get_engine
 from jobs.engines.base import RATE_FIELDS
 from portal.models import cluster_username_validator
+from portal.units import MB, mib
 
 # Absolute, plain path characters, and the cluster user name in place of {user}.
 _PATH_TEMPLATE = re.compile(r"^/[A-Za-z0-9_./-]*\{user\}[A-Za-z0-9_./-]*\Z")
@@ -258,7 +259,7 @@ class ReferenceResult(models.Model):
         if self.unit == Unit.MIB_S:
             return self.value
         if self.unit == Unit.MB_S:
-            return self.value * 1e6 / 2**20
+            return mib(self.value * MB)
         return None
 
 
