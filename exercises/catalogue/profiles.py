@@ -26,6 +26,7 @@ from django.conf import settings
 from django.core.management.base import CommandError
 from django.db import transaction
 from django.http import Http404
+from pydantic import BaseModel, ConfigDict, ValidationError, field_validator, model_validator
 
 from exercises.catalogue import lessons
 from exercises.catalogue.models import (
@@ -44,7 +45,6 @@ from exercises.catalogue.quota_sources import save_quota_source
 PROFILES = Path(__file__).resolve().parent / "sites"
 TARGET_FIELDS = [f.name for f in StorageTarget._meta.fields if f.name not in ("id", "profile")]
 EXERCISE_FIELDS = [f.name for f in Exercise._meta.fields if f.name not in ("id", "profile")]
-REFERENCE_FIELDS = {"exercise", "target", "metric", "value", "unit", "source"}
 BANDWIDTH_UNITS = (Unit.MIB_S, Unit.MB_S)
 
 
@@ -62,9 +62,12 @@ def _pick(item: dict[str, Any], fields: list[str], skip: str) -> dict[str, Any]:
 
 @transaction.atomic
 def load(data: dict[str, Any]) -> SiteProfile:
-    head = data["profile"]
+    try:
+        head = Head.model_validate(data["profile"])
+    except ValidationError as e:
+        raise ValueError(f"[profile]: {_problems(e)}") from None
     profile, _ = SiteProfile.objects.update_or_create(
-        name=head["name"], defaults={k: v for k, v in head.items() if k != "name"}
+        name=head.name, defaults=head.model_dump(exclude={"name"}, exclude_unset=True)
     )
     profile.full_clean()  # e.g. an engine not in jobs.engines.ENGINES
     for order, item in enumerate(data.get("targets", [])):
@@ -115,57 +118,118 @@ def load(data: dict[str, Any]) -> SiteProfile:
     return profile
 
 
-def _reference(profile: SiteProfile, item: dict[str, Any], which: str) -> ReferenceResult:
-    """A [[references]] entry checked against the profile: a figure of a metric the
-    exercise measures, in a unit that metric comes in, with its source. Raises
-    ValueError saying what to fix."""
-    unknown = set(item) - REFERENCE_FIELDS
+class Head(BaseModel):
+    """The [profile] table: the site's name and title, its engine, its nodes' memory
+    (their values are checked by the model, SiteProfile.full_clean)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str
+    title: str
+    description: str = ""
+    engine: str = "fio"
+    node_memory_gib: int = 64
+
+
+class Reference(BaseModel):
+    """A [[references]] entry as the file gives it: a figure of a metric, in a unit that
+    metric comes in, with where it comes from."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    exercise: str
+    target: str
+    metric: Metric
+    value: float
+    unit: Unit
+    source: str
+
+    @field_validator("value", mode="before")
+    @classmethod
+    def _a_positive_figure(cls, value: object) -> object:
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise ValueError(f"value {value!r} is not a number")
+        if not (math.isfinite(value) and value > 0):
+            raise ValueError(f"value {value} is not a positive figure")
+        return value
+
+    @field_validator("source")
+    @classmethod
+    def _said_where_from(cls, source: str) -> str:
+        if not source.strip():
+            raise ValueError("say where the figure comes from (talk, year, conditions)")
+        return source
+
+    @model_validator(mode="after")
+    def _unit_of_its_metric(self) -> "Reference":
+        if self.metric in BANDWIDTH_METRICS and self.unit not in BANDWIDTH_UNITS:
+            raise ValueError(
+                f"a {self.metric} bandwidth is given in MiB/s or MB/s, not {self.unit}"
+            )
+        if self.metric not in BANDWIDTH_METRICS and self.unit != Unit.OPS_S:
+            raise ValueError(f"{self.metric} is counted in ops/s, not {self.unit}")
+        return self
+
+
+def _problems(error: ValidationError) -> str:
+    """A table's errors in the words of the profile's author."""
+    unknown, missing, said = [], [], []
+    for problem in error.errors():
+        field = ".".join(str(part) for part in problem["loc"])
+        if problem["type"] == "extra_forbidden":
+            unknown.append(field)
+        elif problem["type"] == "missing":
+            missing.append(field)
+        elif problem["type"] == "enum":
+            choices = ", ".join(Metric.values if field == "metric" else Unit.values)
+            said.append(f"{field} {problem['input']!r} is not one of {choices}")
+        elif problem["type"] == "value_error":
+            said.append(str(problem["ctx"]["error"]))
+        else:
+            said.append(f"{field}: {problem['msg']}")
     if unknown:
-        raise ValueError(f"{which}: unknown field(s) {', '.join(sorted(unknown))}")
-    missing = sorted(REFERENCE_FIELDS - set(item))
+        said.insert(0, f"unknown field(s) {', '.join(sorted(unknown))}")
     if missing:
-        raise ValueError(f"{which}: missing {', '.join(missing)}")
-    exercise = profile.exercises.filter(key=item["exercise"]).first()
+        said.insert(0, f"missing {', '.join(sorted(missing))}")
+    return "; ".join(said)
+
+
+def _reference(profile: SiteProfile, item: dict[str, Any], which: str) -> ReferenceResult:
+    """A [[references]] entry checked as a Reference, then against the profile: an
+    exercise and a target it has, a metric the exercise measures. Raises ValueError
+    saying what to fix."""
+    try:
+        given = Reference.model_validate(item)
+    except ValidationError as e:
+        raise ValueError(f"{which}: {_problems(e)}") from None
+    exercise = profile.exercises.filter(key=given.exercise).first()
     if exercise is None:
         known = ", ".join(profile.exercises.values_list("key", flat=True))
         raise ValueError(
-            f"{which}: no exercise {item['exercise']!r} in this profile (its exercises: {known})"
+            f"{which}: no exercise {given.exercise!r} in this profile (its exercises: {known})"
         )
-    target = profile.targets.filter(key=item["target"]).first()
+    target = profile.targets.filter(key=given.target).first()
     if target is None:
         known = ", ".join(profile.targets.values_list("key", flat=True))
         raise ValueError(
-            f"{which}: no target {item['target']!r} in this profile (its targets: {known})"
+            f"{which}: no target {given.target!r} in this profile (its targets: {known})"
         )
-    metric, unit, value = item["metric"], item["unit"], item["value"]
-    if metric not in Metric.values:
-        raise ValueError(f"{which}: metric {metric!r} is not one of {', '.join(Metric.values)}")
-    if unit not in Unit.values:
-        raise ValueError(f"{which}: unit {unit!r} is not one of {', '.join(Unit.values)}")
-    bandwidth = metric in BANDWIDTH_METRICS
-    if bandwidth and unit not in BANDWIDTH_UNITS:
-        raise ValueError(f"{which}: a {metric} bandwidth is given in MiB/s or MB/s, not {unit}")
-    if not bandwidth and unit != Unit.OPS_S:
-        raise ValueError(f"{which}: {metric} is counted in ops/s, not {unit}")
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise ValueError(f"{which}: value {value!r} is not a number")
-    if not (math.isfinite(value) and value > 0):
-        raise ValueError(f"{which}: value {value} is not a positive figure")
-    if not str(item["source"]).strip():
-        raise ValueError(f"{which}: say where the figure comes from (talk, year, conditions)")
     # A figure the exercise's runs never produce would never be compared with anything.
+    bandwidth = given.metric in BANDWIDTH_METRICS
     if bandwidth == exercise.measures_metadata:
         measured = "file operations per second" if bandwidth else "bandwidth"
-        raise ValueError(f"{which}: exercise {exercise.key} measures {measured}, not {metric}")
-    if metric == Metric.READ and not exercise.read_back:
+        raise ValueError(
+            f"{which}: exercise {exercise.key} measures {measured}, not {given.metric}"
+        )
+    if given.metric == Metric.READ and not exercise.read_back:
         raise ValueError(f"{which}: exercise {exercise.key} does not read its data back")
     reference = ReferenceResult(
         exercise=exercise,
         target=target,
-        metric=metric,
-        value=value,
-        unit=unit,
-        source=item["source"],
+        metric=given.metric,
+        value=given.value,
+        unit=given.unit,
+        source=given.source,
     )
     reference.full_clean(validate_constraints=False)  # e.g. a source over 200 characters
     return reference

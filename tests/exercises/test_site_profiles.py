@@ -176,6 +176,16 @@ def test_a_bad_reference_is_refused_and_nothing_is_stored(number, changes, messa
     assert not ReferenceResult.objects.exists()
 
 
+def test_a_mistyped_field_of_the_profile_table_is_named() -> None:
+    data = cri_with()
+    data["profile"]["titel"] = "CRI"
+
+    with pytest.raises(ValueError, match=re.escape("[profile]: unknown field(s) titel")):
+        load(data)
+
+    assert not SiteProfile.objects.filter(name="cri-typo").exists()
+
+
 def test_a_read_figure_of_an_exercise_that_never_reads_is_refused() -> None:
     data = tomllib.loads((PROFILES / "vsc3.toml").read_text())
     data["profile"]["name"] = "vsc3-read"
