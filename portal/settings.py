@@ -324,9 +324,9 @@ STORAGES = {
     "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
 }
 
-# A class polls every 2 s: sessions are read from Redis, and survive it in the database.
-# In the database only: with Redis (the cache) down, cached_db sessions fail every
-# logged-in page before any view runs; a session is one primary-key read.
+# Sessions live in the database only: with Redis (the cache) down, cached_db sessions
+# would fail every logged-in page before any view runs; a session is one primary-key
+# read, cheap enough for a class polling every 2 s.
 SESSION_ENGINE = "django.contrib.sessions.backends.db"
 # A working day, not Django's two weeks: classroom PCs are shared, and the next
 # course's trainee must not find the last one still logged in.
@@ -346,7 +346,8 @@ SECURE_HSTS_INCLUDE_SUBDOMAINS = envbool("SECURE_HSTS_INCLUDE_SUBDOMAINS", "fals
 SECURE_HSTS_PRELOAD = envbool("SECURE_HSTS_PRELOAD", "false")
 X_FRAME_OPTIONS = "DENY"  # no page of the portal is meant to be framed
 
-# Redis: the Celery broker and the cache (token cache, API version cache). Its
+# Redis: the Celery broker and the cache (the submission rate limit, the sync's marks,
+# the class's figures, the quota round's lock, Check my job's counts). Its
 # password (REDIS_PASSWORD or _FILE) goes into the URL here, never into the site's
 # env file: whoever can write to the broker runs tasks, and Django's Redis cache
 # unpickles what it reads.

@@ -6,7 +6,7 @@ job names and directories of its own, so order and leftovers never matter.
 Markers: `live` tests need the dev cluster (Slurm, slurmrestd, Redis, Celery, real
 Unix accounts), `e2e` tests drive Chromium. `make test` runs them all; the inner
 loop `pytest -m "not live and not e2e"` needs only PostgreSQL, so the other tests
-keep the cache (sessions, rate limits) in memory instead of in Redis.
+keep the cache (rate limits, the site's rows) in memory instead of in Redis.
 """
 
 import os

@@ -16,7 +16,8 @@ import jwt
 
 from jobs.slurm.errors import SlurmAuthError
 
-# A cached token is reused until this many seconds before it expires.
+# A signed token is kept in the process and reused until this many seconds before it
+# expires.
 RENEW_BEFORE = 60
 
 

@@ -133,9 +133,3 @@ def reference_sources(rows: Iterable[Figures], prefix: str) -> SafeString | str:
 def _exercises_named(rows: list[Figures]) -> str:
     keys = list(dict.fromkeys(row.exercise.key for row in rows))
     return f"exercise {keys[0]}" if len(keys) == 1 else "these exercises"
-
-
-@register.filter
-def with_published(rows: Iterable[Figures]) -> list[Figures]:
-    """The rows that have a published figure."""
-    return [row for row in rows if row.published]
