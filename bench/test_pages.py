@@ -12,7 +12,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from bench.conftest import pct, write_results
-from tests.exercises.test_lab_views import make_runs
+from tests.runs import make_runs
 
 pytestmark = pytest.mark.django_db(transaction=True)
 REQUESTS = 200

@@ -20,6 +20,12 @@ from django.contrib.auth.models import User
 from portal.models import ClusterAccount
 from tests.names import unique_name
 
+# Fixtures every test may use, each from the module made for it: the runs and the
+# live cluster (a Celery worker, the live portal, the sync loop, the dev profile:
+# session-scoped ones start once per session), and single sign-on (a real OpenID
+# provider in a process of its own).
+pytest_plugins = ["tests.runs", "tests.sso"]
+
 # Playwright's sync API and the live server share the test process.
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
 
@@ -78,6 +84,18 @@ def make_user(db: None) -> Callable[..., User]:
     return make
 
 
+@pytest.fixture
+def ada(dev_profile, make_user) -> User:
+    """Ada, the trainee of a test: a portal login with a cluster account of her own,
+    sl-ada, on the dev site. `ada` is always this login; her account is `ada_account`."""
+    return make_user("sl-ada")
+
+
+@pytest.fixture
+def ada_account(ada) -> ClusterAccount:
+    return ada.cluster_account
+
+
 @pytest.fixture(scope="session")
 def browser_type_launch_args(browser_type_launch_args: dict) -> dict:
     # Debian's Chromium; Playwright cannot download its own browser here.
@@ -88,15 +106,27 @@ def browser_type_launch_args(browser_type_launch_args: dict) -> dict:
     }
 
 
-# Fixtures that reach the dev cluster: a test using one is live, marked or not.
-LIVE_FIXTURES = {"make_cluster_account", "celery_worker_thread", "live_portal", "sync_loop_only"}
+# Fixtures that reach the dev cluster: a test using one is live.
+LIVE_FIXTURES = {
+    "make_cluster_account", "celery_worker_thread", "live_portal", "sync_loop_only",
+    "slurm_client",
+}  # fmt: skip
+# Folders whose every test stops, starts or builds real parts.
+LIVE_FOLDERS = {"faults", "deploy"}
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The one place the markers are set: `e2e` for the browser's tests (tests/e2e/),
+    `live` for every test that needs the dev cluster: in a file named *_live.py, in
+    tests/faults/ or tests/deploy/, or using a fixture that reaches the cluster."""
     for item in items:
         if "e2e" in item.path.parts:
             item.add_marker(pytest.mark.e2e)
-        if LIVE_FIXTURES & set(getattr(item, "fixturenames", ())):
+        if (
+            item.path.stem.endswith("_live")
+            or LIVE_FOLDERS & set(item.path.parts)
+            or LIVE_FIXTURES & set(getattr(item, "fixturenames", ()))
+        ):
             item.add_marker(pytest.mark.live)
 
 
@@ -110,10 +140,3 @@ def cache_in_memory_unless_live(request, settings) -> None:
 def fast_password_hashing(settings) -> None:
     # Real hashing costs ~0.2 s a user; tests make many users and test no hashing.
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-
-
-# The live-cluster fixtures (a Celery worker, the live portal, the sync loop, the dev
-# profile), defined once here so that session-scoped ones start once per session; and
-# single sign-on: a real OpenID provider in a process of its own, and the settings.
-from tests.runs import *  # noqa: E402, F403
-from tests.sso import oidc_login, oidc_provider, remote_user_login  # noqa: E402, F401

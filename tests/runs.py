@@ -17,10 +17,12 @@ from django.conf import settings
 from django.contrib.auth.models import User
 from django.core.management import call_command
 from django.db import connection
+from django.utils import timezone
 
 from exercises.catalogue.models import SiteProfile, StorageTarget
 from jobs.engines.base import KiB, MiB, Pattern, Workload
-from jobs.models import UNFINISHED_STATUSES, BenchmarkRun
+from jobs.models import UNFINISHED_STATUSES, BenchmarkRun, RunResult, RunStatus
+from jobs.slurm import SlurmClient, get_client
 from jobs.sync import sync
 from portal.celery import app
 from portal.models import ClusterAccount
@@ -185,3 +187,36 @@ def _settled(run: BenchmarkRun) -> bool:
     if run.status == "completed":
         return hasattr(run, "result") or bool(run.parse_error)
     return True
+
+
+def make_runs(user, profile, count: int, status=RunStatus.COMPLETED) -> None:
+    exercise = profile.exercises.get(key="1a")
+    targets = list(profile.targets.all())
+    runs = BenchmarkRun.objects.bulk_create(
+        BenchmarkRun(
+            user=user,
+            cluster_username="sl-trainee4",
+            target=targets[i % len(targets)],
+            exercise=exercise,
+            target_directory="/x",
+            workload=exercise.workload.model_dump(mode="json"),
+            time_limit_minutes=2,
+            result_token_hash="x",
+            status=status,
+            result_received_at=timezone.now(),
+        )
+        for i in range(count)
+    )
+    RunResult.objects.bulk_create(
+        RunResult(run=run, engine="fio", processes=1, write_bytes_per_s=(100 + i) * 2**20)
+        for i, run in enumerate(runs)
+    )
+
+
+@pytest.fixture
+def slurm_client() -> Iterator[SlurmClient]:
+    """The portal's client of the dev cluster's slurmrestd, made afresh (it finds the
+    API version again), and forgotten after the test."""
+    get_client.cache_clear()
+    yield get_client()
+    get_client.cache_clear()

@@ -25,8 +25,6 @@ from tests.deploy.stack import Stack, build_images, remove_stale_stacks
 from tests.http import log_in
 from tests.names import unique_name
 
-pytestmark = pytest.mark.live
-
 # The runs panel of an exercise page: one row per run (templates/lab/exercise_detail.html).
 RUN_ROW = re.compile(
     r'<tr data-run="[^"]+">\s*<th scope="row"><a [^>]*>([^<]+)</a></th>\s*'

@@ -10,7 +10,7 @@ import pytest
 from django.core.management import call_command
 from playwright.sync_api import Page, expect
 
-from tests.e2e.test_lab import ARTIFACTS, log_in
+from tests.e2e.browser import ARTIFACTS, log_in
 from tests.jobio.logs import log, not_a_log, partial
 
 

@@ -9,9 +9,7 @@ import pytest
 from django.contrib.auth.models import Permission
 from playwright.sync_api import Browser, Page, expect
 
-from tests.e2e.test_lab import log_in
-
-ARTIFACTS = Path(__file__).parent / "artifacts"
+from tests.e2e.browser import ARTIFACTS, log_in
 
 
 @pytest.mark.django_db(transaction=True)

@@ -2,15 +2,12 @@
 chart and the panel; the advisor quotes the site's stored medians. In Debian's
 Chromium, on the live cluster; screenshots in tests/e2e/artifacts/."""
 
-from pathlib import Path
-
 import pytest
 from playwright.sync_api import Page, expect
 
 from exercises.catalogue.models import MeasuredReference, Metric
-from tests.e2e.test_lab import ask_the_advisor, log_in
+from tests.e2e.browser import ARTIFACTS, ask_the_advisor, log_in
 
-ARTIFACTS = Path(__file__).parent / "artifacts"
 TARGETS = ("$HOME", "$GLOBAL", "$SCRATCH", "$TMPDIR")
 
 pytestmark = pytest.mark.django_db(transaction=True)

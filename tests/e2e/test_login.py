@@ -1,11 +1,9 @@
 """A person logs in through Debian's Chromium and lands on the home page."""
 
-from pathlib import Path
-
 import pytest
 from playwright.sync_api import Page, expect
 
-ARTIFACTS = Path(__file__).parent / "artifacts"
+from tests.e2e.browser import ARTIFACTS
 
 
 @pytest.mark.django_db(transaction=True)

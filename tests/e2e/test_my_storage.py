@@ -12,7 +12,7 @@ from playwright.sync_api import Page, expect
 from exercises.quotas.collectors import collect_all
 from portal.units import MiB
 from tests.conftest import DISK_ROOT
-from tests.e2e.test_lab import ARTIFACTS, log_in
+from tests.e2e.browser import ARTIFACTS, log_in
 
 
 @pytest.mark.django_db(transaction=True)

@@ -6,16 +6,13 @@ coefficient of variation. The measured reference comes from a real calibration r
 
 import io
 import statistics
-from pathlib import Path
 
 import pytest
 from django.core.management import call_command
 from playwright.sync_api import Page, expect
 
 from exercises.catalogue.models import MeasuredReference
-from tests.e2e.test_lab import log_in
-
-ARTIFACTS = Path(__file__).parent / "artifacts"
+from tests.e2e.browser import ARTIFACTS, log_in
 
 # The chart's datasets as drawn, by label: [{x, y}, ...].
 DRAWN = """() => {

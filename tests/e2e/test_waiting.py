@@ -2,14 +2,10 @@
 2 runs at once repeats 1a ×3 on two targets in one click; the page says 4 wait, shows
 each one's place in line, and follows all six to their figures without a reload."""
 
-from pathlib import Path
-
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.e2e.test_lab import log_in
-
-ARTIFACTS = Path(__file__).parent / "artifacts"
+from tests.e2e.browser import ARTIFACTS, log_in
 
 
 @pytest.mark.django_db(transaction=True)

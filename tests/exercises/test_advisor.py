@@ -3,7 +3,6 @@ describes it: the targets' facts, use_for/avoid_for and quotas come from
 exercises/catalogue/sites/vsc3.toml, the figures from the course's references (1b as the
 sequential figure, 2a as the random one). Plain pytest, no database."""
 
-import tomllib
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -15,51 +14,12 @@ from exercises.advisor import (
     Advice,
     FileShape,
     Question,
-    TargetFacts,
     advise,
 )
 from exercises.catalogue.profiles import PROFILES
 from jobs.engines import get_engine
 from jobs.engines.base import Pattern, Target, Workload
-
-
-def profile(name: str) -> dict:
-    return tomllib.loads((PROFILES / f"{name}.toml").read_text())
-
-
-def facts_of(name: str, sequential: str = "1b", random: str = "2a") -> list[TargetFacts]:
-    """A profile's targets as the advisor sees them, with the reference figures of
-    the two named exercises."""
-    data = profile(name)
-    refs = {
-        (r["exercise"], r["target"]): in_mib_s(r)
-        for r in data.get("references", [])
-        if r["metric"] == "write"
-    }
-    return [
-        TargetFacts(
-            key=t["key"],
-            name=t["name"],
-            in_memory=t["in_memory"],
-            persistent=t["persistent"],
-            shared=t["shared"],
-            use_for=tuple(t["use_for"]),
-            avoid_for=tuple(t["avoid_for"]),
-            sequential_mib_s=refs.get((sequential, t["key"])),
-            random_mib_s=refs.get((random, t["key"])),
-            quota_gib=t["quota_bytes"] / 2**30 if "quota_bytes" in t else None,
-        )
-        for t in data["targets"]
-    ]
-
-
-def in_mib_s(reference: dict) -> float:
-    """A bandwidth reference of a profile in MiB/s, whatever unit it was published in."""
-    scale = {"MiB/s": 1.0, "MB/s": 1e6 / 2**20}[reference["unit"]]
-    return reference["value"] * scale
-
-
-VSC3 = facts_of("vsc3")
+from tests.published import VSC3, facts_of, profile
 
 
 def ask(

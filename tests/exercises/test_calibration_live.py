@@ -12,7 +12,7 @@ from django.test import Client
 from exercises.catalogue.models import MeasuredReference, ReferenceResult, Unit
 from jobs.models import RunStatus
 
-pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.live]
+pytestmark = pytest.mark.django_db(transaction=True)
 
 
 def test_calibrate_wait_measures_the_site_and_the_lab_shows_it(

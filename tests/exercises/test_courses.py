@@ -16,7 +16,7 @@ from django.utils.html import escape
 
 from exercises.courses.models import Course, Enrollment
 from jobs.models import BenchmarkRun, RunResult, RunStatus
-from tests.exercises.test_lab_views import poll_headers
+from tests.htmx import poll_headers
 from tests.runs import make_run
 
 pytestmark = pytest.mark.django_db

@@ -19,7 +19,7 @@ from tests.conftest import ACCOUNT_SCRIPT
 from tests.names import unique_name
 from tests.runs import follow
 
-pytestmark = [pytest.mark.live, pytest.mark.django_db(transaction=True)]
+pytestmark = pytest.mark.django_db(transaction=True)
 
 BLKIO = Path("/sys/fs/cgroup/blkio")
 MiB = 2**20

@@ -1,7 +1,6 @@
 """The lab pages without a browser: bad input starts nothing and says why; pages
 stay within a fixed number of queries however many runs there are."""
 
-import html
 import json
 import math
 import re
@@ -13,6 +12,8 @@ from django.utils import timezone
 from exercises.catalogue.figures import variation
 from exercises.catalogue.models import MeasuredReference, Metric, ReferenceResult, Unit
 from jobs.models import BenchmarkRun, RunResult, RunStatus
+from tests.htmx import poll_headers
+from tests.runs import make_runs
 
 pytestmark = pytest.mark.django_db
 
@@ -25,30 +26,6 @@ def lab_user(dev_profile, make_user):
 def start(client: Client, *targets: str, htmx: bool = False, exercise: str = "1a"):
     headers = {"HX-Request": "true", "HX-Target": "runs-panel"} if htmx else {}
     return client.post(f"/lab/{exercise}/runs", {"targets": list(targets)}, headers=headers)
-
-
-def make_runs(user, profile, count: int, status=RunStatus.COMPLETED) -> None:
-    exercise = profile.exercises.get(key="1a")
-    targets = list(profile.targets.all())
-    runs = BenchmarkRun.objects.bulk_create(
-        BenchmarkRun(
-            user=user,
-            cluster_username="sl-trainee4",
-            target=targets[i % len(targets)],
-            exercise=exercise,
-            target_directory="/x",
-            workload=exercise.workload.model_dump(mode="json"),
-            time_limit_minutes=2,
-            result_token_hash="x",
-            status=status,
-            result_received_at=timezone.now(),
-        )
-        for i in range(count)
-    )
-    RunResult.objects.bulk_create(
-        RunResult(run=run, engine="fio", processes=1, write_bytes_per_s=(100 + i) * 2**20)
-        for i, run in enumerate(runs)
-    )
 
 
 def test_it_starts_one_run_per_chosen_target(client, lab_user, dev_profile) -> None:
@@ -180,13 +157,6 @@ def test_an_unchanged_runs_panel_is_answered_with_304(client, lab_user, dev_prof
     changed = client.get("/lab/1a/", headers=headers | {"If-None-Match": etag})
     assert changed.status_code == 286  # the news, and the end of polling
     assert "Completed" in changed.content.decode()
-
-
-def poll_headers(fragment: str) -> dict[str, str]:
-    """The headers HTMX sends with the fragment's next poll (its hx-headers)."""
-    found = re.search(r'hx-headers="([^"]*)"', fragment)
-    assert found, "the polled fragment names no version"
-    return json.loads(html.unescape(found[1]))
 
 
 def test_the_panel_a_start_draws_knows_its_version_so_its_first_poll_is_a_304(

@@ -7,7 +7,7 @@ import pytest
 from exercises.catalogue import lessons
 from tests.lessons import claims, run_round, tally
 
-pytestmark = [pytest.mark.live, pytest.mark.django_db(transaction=True)]
+pytestmark = pytest.mark.django_db(transaction=True)
 
 
 def test_each_claim_of_the_dev_exercises_shows_in_a_single_run(

@@ -16,12 +16,7 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def ada(dev_profile, make_user):
-    return make_user("sl-ada").cluster_account
-
-
-@pytest.fixture
-def bob(dev_profile, make_user):
+def bob_account(dev_profile, make_user):
     return make_user("sl-bob").cluster_account
 
 
@@ -31,10 +26,10 @@ def test_it_asks_anonymous_visitors_to_log_in(client) -> None:
     assert response.status_code == 302 and response["Location"].startswith("/login/")
 
 
-def test_it_shows_a_bar_per_target_with_figures_and_the_guidance_link(client, ada) -> None:
-    fill(ada, "home", 100 * MiB, bytes_hard=GiB, files_used=12)
-    fill(ada, "scratch", 2 * GiB, bytes_hard=10 * GiB, files_used=3)
-    client.force_login(ada.user)
+def test_it_shows_a_bar_per_target_with_figures_and_the_guidance_link(client, ada_account) -> None:
+    fill(ada_account, "home", 100 * MiB, bytes_hard=GiB, files_used=12)
+    fill(ada_account, "scratch", 2 * GiB, bytes_hard=10 * GiB, files_used=3)
+    client.force_login(ada_account.user)
 
     page = client.get("/storage/").content.decode()
 
@@ -47,11 +42,11 @@ def test_it_shows_a_bar_per_target_with_figures_and_the_guidance_link(client, ad
     assert "Usage unknown, never collected." in page  # $GLOBAL and $TMPDIR: not yet
 
 
-def test_bars_turn_amber_at_80_and_red_at_95_percent(client, ada) -> None:
-    fill(ada, "home", int(0.79 * GiB), bytes_hard=GiB)
-    fill(ada, "global", 8 * GiB, bytes_hard=10 * GiB)
-    fill(ada, "scratch", int(9.6 * GiB), bytes_hard=10 * GiB)
-    client.force_login(ada.user)
+def test_bars_turn_amber_at_80_and_red_at_95_percent(client, ada_account) -> None:
+    fill(ada_account, "home", int(0.79 * GiB), bytes_hard=GiB)
+    fill(ada_account, "global", 8 * GiB, bytes_hard=10 * GiB)
+    fill(ada_account, "scratch", int(9.6 * GiB), bytes_hard=10 * GiB)
+    client.force_login(ada_account.user)
 
     page = client.get("/storage/").content.decode()
 
@@ -61,26 +56,26 @@ def test_bars_turn_amber_at_80_and_red_at_95_percent(client, ada) -> None:
 
 
 def test_the_banner_appears_on_every_page_past_80_percent_for_that_user_only(
-    client, ada, bob
+    client, ada_account, bob_account
 ) -> None:
-    fill(ada, "scratch", int(7.5 * GiB), bytes_hard=10 * GiB)
-    fill(bob, "scratch", 1 * GiB, bytes_hard=10 * GiB)
-    client.force_login(ada.user)
+    fill(ada_account, "scratch", int(7.5 * GiB), bytes_hard=10 * GiB)
+    fill(bob_account, "scratch", 1 * GiB, bytes_hard=10 * GiB)
+    client.force_login(ada_account.user)
     assert "quota-banner" not in client.get("/lab/").content.decode()  # 75%: no banner yet
 
-    fill(ada, "scratch", int(8.5 * GiB), bytes_hard=10 * GiB)  # the next collection: 85%
+    fill(ada_account, "scratch", int(8.5 * GiB), bytes_hard=10 * GiB)  # the next collection: 85%
 
     for url in ("/", "/lab/", "/advisor/", "/storage/"):
         page = client.get(url).content.decode()
         assert '<aside class="quota-banner level-warning"' in page, url
         assert "$SCRATCH is 85% full</strong>: 8.5 GiB of 10 GiB used." in page
-    client.force_login(bob.user)
+    client.force_login(bob_account.user)
     assert "quota-banner" not in client.get("/lab/").content.decode()
 
 
-def test_the_banner_is_red_past_95_percent_and_counts_files_too(client, ada) -> None:
-    fill(ada, "home", MiB, bytes_hard=GiB, files_used=990, files_hard=1000)
-    client.force_login(ada.user)
+def test_the_banner_is_red_past_95_percent_and_counts_files_too(client, ada_account) -> None:
+    fill(ada_account, "home", MiB, bytes_hard=GiB, files_used=990, files_hard=1000)
+    client.force_login(ada_account.user)
 
     page = client.get("/lab/").content.decode()
 
@@ -88,9 +83,9 @@ def test_the_banner_is_red_past_95_percent_and_counts_files_too(client, ada) -> 
     assert "$HOME is 99% full</strong> (files): 990 of 1,000 files used." in page
 
 
-def test_htmx_fragments_do_not_pay_for_the_banner(client, ada) -> None:
-    fill(ada, "scratch", int(8.5 * GiB), bytes_hard=10 * GiB)
-    client.force_login(ada.user)
+def test_htmx_fragments_do_not_pay_for_the_banner(client, ada_account) -> None:
+    fill(ada_account, "scratch", int(8.5 * GiB), bytes_hard=10 * GiB)
+    client.force_login(ada_account.user)
 
     with CaptureQueriesContext(connection) as queries:
         client.get("/lab/1a/", headers={"HX-Request": "true"})
@@ -98,21 +93,23 @@ def test_htmx_fragments_do_not_pay_for_the_banner(client, ada) -> None:
     assert not [q for q in queries if "exercises_quota" in q["sql"]]
 
 
-def test_another_users_figures_are_never_shown(client, ada, bob) -> None:
-    fill(ada, "scratch", int(9.9 * GiB), bytes_hard=10 * GiB)
-    client.force_login(bob.user)
+def test_another_users_figures_are_never_shown(client, ada_account, bob_account) -> None:
+    fill(ada_account, "scratch", int(9.9 * GiB), bytes_hard=10 * GiB)
+    client.force_login(bob_account.user)
 
-    page = client.get("/storage/", {"user": "sl-ada", "account": ada.pk}).content.decode()
+    page = client.get("/storage/", {"user": "sl-ada", "account": ada_account.pk}).content.decode()
 
     assert "sl-ada" not in page and "9.9 GiB" not in page and "quota-banner" not in page
     assert "/srv/storagelab/scratch/sl-bob" in page
 
 
-def test_a_failed_collection_shows_unknown_and_when_figures_were_last_good(client, ada) -> None:
-    fill(ada, "scratch", 3 * GiB, bytes_hard=10 * GiB)
-    record_failure(ada, dev_target("scratch"), "lustre", "lfs is not installed on vm")
-    record_failure(ada, dev_target("global"), "lustre", "lfs failed (exit status 2)")
-    client.force_login(ada.user)
+def test_a_failed_collection_shows_unknown_and_when_figures_were_last_good(
+    client, ada_account
+) -> None:
+    fill(ada_account, "scratch", 3 * GiB, bytes_hard=10 * GiB)
+    record_failure(ada_account, dev_target("scratch"), "lustre", "lfs is not installed on vm")
+    record_failure(ada_account, dev_target("global"), "lustre", "lfs failed (exit status 2)")
+    client.force_login(ada_account.user)
 
     page = client.get("/storage/").content.decode()
 
@@ -124,10 +121,17 @@ def test_a_failed_collection_shows_unknown_and_when_figures_were_last_good(clien
     assert 'role="meter"' not in page
 
 
-def test_over_the_soft_limit_it_says_how_much_grace_is_left(client, ada) -> None:
+def test_over_the_soft_limit_it_says_how_much_grace_is_left(client, ada_account) -> None:
     ends = timezone.now() + timedelta(days=3, hours=2, minutes=30)
-    fill(ada, "global", 6 * GiB, bytes_soft=5 * GiB, bytes_hard=8 * GiB, bytes_grace_ends=ends)
-    client.force_login(ada.user)
+    fill(
+        ada_account,
+        "global",
+        6 * GiB,
+        bytes_soft=5 * GiB,
+        bytes_hard=8 * GiB,
+        bytes_grace_ends=ends,
+    )
+    client.force_login(ada_account.user)
 
     page = client.get("/storage/").content.decode()
 
@@ -146,11 +150,11 @@ def test_a_user_without_cluster_account_is_told_why_there_is_nothing(
 
 
 def test_the_page_stays_within_a_fixed_number_of_queries(
-    client, ada, django_assert_max_num_queries
+    client, ada_account, django_assert_max_num_queries
 ) -> None:
     for key in ("home", "global", "scratch", "tmp"):
-        fill(ada, key, int(8.5 * GiB), bytes_hard=10 * GiB, files_used=5)
-    client.force_login(ada.user)
+        fill(ada_account, key, int(8.5 * GiB), bytes_hard=10 * GiB, files_used=5)
+    client.force_login(ada_account.user)
 
     with django_assert_max_num_queries(7):
         assert client.get("/storage/").status_code == 200

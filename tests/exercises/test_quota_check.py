@@ -13,18 +13,15 @@ from tests.exercises.quotas import dev_target, fill
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture
-def ada(dev_profile, make_user):
-    return make_user("sl-ada").cluster_account
-
-
 def start(client, *targets: str, exercise: str = "1a"):
     return client.post(f"/lab/{exercise}/runs", {"targets": list(targets)})
 
 
-def test_a_run_that_does_not_fit_starts_nothing_and_says_what_to_do(client, ada) -> None:
-    fill(ada, "scratch", 10 * GiB - 8 * MiB, bytes_hard=10 * GiB)  # 8 MiB left; 1a writes 64 MiB
-    client.force_login(ada.user)
+def test_a_run_that_does_not_fit_starts_nothing_and_says_what_to_do(client, ada_account) -> None:
+    fill(
+        ada_account, "scratch", 10 * GiB - 8 * MiB, bytes_hard=10 * GiB
+    )  # 8 MiB left; 1a writes 64 MiB
+    client.force_login(ada_account.user)
 
     response = start(client, "home", "scratch")
 
@@ -35,9 +32,9 @@ def test_a_run_that_does_not_fit_starts_nothing_and_says_what_to_do(client, ada)
     assert not BenchmarkRun.objects.exists()  # not even on $HOME, where it would fit
 
 
-def test_too_many_files_for_the_file_quota_is_refused_too(client, ada) -> None:
-    fill(ada, "tmp", MiB, bytes_hard=2 * GiB, files_used=500, files_hard=1000)
-    client.force_login(ada.user)
+def test_too_many_files_for_the_file_quota_is_refused_too(client, ada_account) -> None:
+    fill(ada_account, "tmp", MiB, bytes_hard=2 * GiB, files_used=500, files_hard=1000)
+    client.force_login(ada_account.user)
 
     page = start(client, "tmp", exercise="3").content.decode()  # 8 x 200 small files
 
@@ -45,27 +42,27 @@ def test_too_many_files_for_the_file_quota_is_refused_too(client, ada) -> None:
     assert not BenchmarkRun.objects.exists()
 
 
-def test_a_run_that_fits_starts(client, ada) -> None:
-    fill(ada, "scratch", 10 * GiB - 65 * MiB, bytes_hard=10 * GiB)
-    client.force_login(ada.user)
+def test_a_run_that_fits_starts(client, ada_account) -> None:
+    fill(ada_account, "scratch", 10 * GiB - 65 * MiB, bytes_hard=10 * GiB)
+    client.force_login(ada_account.user)
 
     assert start(client, "scratch").status_code == 302
-    assert BenchmarkRun.objects.filter(user=ada.user, target__key="scratch").count() == 1
+    assert BenchmarkRun.objects.filter(user=ada_account.user, target__key="scratch").count() == 1
 
 
-def test_unknown_figures_do_not_block_a_run(client, ada) -> None:
-    fill(ada, "scratch", 10 * GiB, bytes_hard=10 * GiB)  # full, but that was before...
-    record_failure(ada, dev_target("scratch"), "local", "counting took longer than 30 s")
-    client.force_login(ada.user)
+def test_unknown_figures_do_not_block_a_run(client, ada_account) -> None:
+    fill(ada_account, "scratch", 10 * GiB, bytes_hard=10 * GiB)  # full, but that was before...
+    record_failure(ada_account, dev_target("scratch"), "local", "counting took longer than 30 s")
+    client.force_login(ada_account.user)
 
     assert start(client, "scratch").status_code == 302  # ...and now nobody knows
 
 
-def test_over_the_soft_limit_nothing_is_left_even_below_the_hard_one(ada) -> None:
-    fill(ada, "global", 6 * GiB, bytes_soft=5 * GiB, bytes_hard=8 * GiB)
+def test_over_the_soft_limit_nothing_is_left_even_below_the_hard_one(ada_account) -> None:
+    fill(ada_account, "global", 6 * GiB, bytes_soft=5 * GiB, bytes_hard=8 * GiB)
     small = Workload(pattern=Pattern.SEQUENTIAL, block_size=MiB, processes=1, size_per_process=MiB)
 
-    problem = quota_problem(ada, dev_target("global"), small)
+    problem = quota_problem(ada_account, dev_target("global"), small)
 
     assert problem and "only 0 B of your space quota is left there" in problem
 

@@ -22,15 +22,14 @@ pytestmark = pytest.mark.django_db
 T1 = datetime(2026, 3, 1, 6, 0, tzinfo=UTC)
 
 
-@pytest.fixture
-def ada(dev_profile, make_user):
+@pytest.fixture(autouse=True)
+def ondemand_files_on_the_dev_site(dev_profile) -> None:
     """The dev site, where $HOME has no collector of its own and $GLOBAL relies on
     OnDemand files ($SCRATCH and $TMPDIR keep the local collector)."""
     QuotaSource.objects.filter(target__profile=dev_profile, target__key="home").delete()
     QuotaSource.objects.filter(target__profile=dev_profile, target__key="global").update(
         collector=QuotaCollector.ONDEMAND
     )
-    return make_user("sl-ada").cluster_account
 
 
 def ood_file(tmp_path, quotas: list, timestamp: float = T1.timestamp(), name: str = "q.json"):
@@ -61,23 +60,25 @@ GLOBAL_FILESET = {
 }
 
 
-def test_an_ondemand_file_fills_the_targets_its_paths_cover(ada, dev_profile, tmp_path) -> None:
+def test_an_ondemand_file_fills_the_targets_its_paths_cover(
+    ada_account, dev_profile, tmp_path
+) -> None:
     path = ood_file(tmp_path, [HOME, GLOBAL_FILESET, {**HOME, "user": "stranger"}])
     out, err = io.StringIO(), io.StringIO()
 
     call_command("import_ondemand_quotas", path, stdout=out, stderr=err)
 
-    home = Quota.objects.get(account=ada, target__key="home")
+    home = Quota.objects.get(account=ada_account, target__key="home")
     assert (home.bytes_used, home.bytes_hard, home.files_used) == (GiB // 2, GiB, 321)
     assert home.files_hard is None and home.collected_at == T1 and home.collector == "ondemand"
-    fileset = Quota.objects.get(account=ada, target__key="global")
+    fileset = Quota.objects.get(account=ada_account, target__key="global")
     assert (fileset.bytes_used, fileset.bytes_hard) == (9 * GiB, 10 * GiB)  # the fileset's
     assert not Quota.objects.filter(target__key__in=["scratch", "tmp"]).exists()  # local ones
     assert "2 quota figure(s) imported" in out.getvalue()
     assert "1 user(s) in the files have no cluster account here" in err.getvalue()
 
 
-def test_a_bad_entry_is_named_and_skipped(ada, dev_profile, tmp_path) -> None:
+def test_a_bad_entry_is_named_and_skipped(ada_account, dev_profile, tmp_path) -> None:
     path = ood_file(tmp_path, [{**HOME, "total_block_usage": -5}, GLOBAL_FILESET])
     err = io.StringIO()
 
@@ -97,9 +98,9 @@ def test_a_bad_entry_is_named_and_skipped(ada, dev_profile, tmp_path) -> None:
         ('{"version": 1, "quotas": []}', "timestamp: Field required"),
     ],
 )
-def test_a_bad_file_is_refused_and_nothing_changes(ada, tmp_path, text, message) -> None:
+def test_a_bad_file_is_refused_and_nothing_changes(ada_account, tmp_path, text, message) -> None:
     home = StorageTarget.objects.get(profile__name="dev", key="home")
-    record_usage(ada, home, "local", Usage(bytes_used=7))
+    record_usage(ada_account, home, "local", Usage(bytes_used=7))
     bad = tmp_path / "bad.json"
     bad.write_text(text)
 
@@ -109,7 +110,7 @@ def test_a_bad_file_is_refused_and_nothing_changes(ada, tmp_path, text, message)
     assert list(Quota.objects.values_list("bytes_used", flat=True)) == [7]
 
 
-def test_an_older_file_never_replaces_newer_figures(ada, dev_profile, tmp_path) -> None:
+def test_an_older_file_never_replaces_newer_figures(ada_account, dev_profile, tmp_path) -> None:
     import_files([ood_file(tmp_path, [HOME])], dev_profile)
     older = {**HOME, "total_block_usage": 1}
 
@@ -118,18 +119,22 @@ def test_an_older_file_never_replaces_newer_figures(ada, dev_profile, tmp_path) 
     )
 
     assert result.older == 1
-    assert Quota.objects.get(account=ada, target__key="home").bytes_used == GiB // 2
+    assert Quota.objects.get(account=ada_account, target__key="home").bytes_used == GiB // 2
 
 
-def test_a_target_relying_on_ondemand_without_an_entry_is_unknown(ada, dev_profile, tmp_path):
+def test_a_target_relying_on_ondemand_without_an_entry_is_unknown(
+    ada_account, dev_profile, tmp_path
+):
     import_files([ood_file(tmp_path, [HOME])], dev_profile)
 
-    quota = Quota.objects.get(account=ada, target__key="global")
+    quota = Quota.objects.get(account=ada_account, target__key="global")
     assert not quota.known and quota.bytes_used is None
     assert quota.error == "no entry for sl-ada in the Open OnDemand quota files"
 
 
-def test_the_ondemand_export_reads_back_as_the_same_figures(ada, dev_profile, tmp_path) -> None:
+def test_the_ondemand_export_reads_back_as_the_same_figures(
+    ada_account, dev_profile, tmp_path
+) -> None:
     import_files([ood_file(tmp_path, [HOME, GLOBAL_FILESET])], dev_profile)
     before = list(Quota.objects.order_by("target__order").values_list("bytes_used", "bytes_hard"))
     exported = tmp_path / "export.json"
@@ -149,7 +154,9 @@ def test_the_ondemand_export_reads_back_as_the_same_figures(ada, dev_profile, tm
     assert after == before
 
 
-def test_the_xdmod_export_has_bytes_per_user_and_mount_point(ada, dev_profile, tmp_path) -> None:
+def test_the_xdmod_export_has_bytes_per_user_and_mount_point(
+    ada_account, dev_profile, tmp_path
+) -> None:
     import_files([ood_file(tmp_path, [HOME])], dev_profile)
     out = io.StringIO()
 
@@ -172,7 +179,7 @@ def test_the_xdmod_export_has_bytes_per_user_and_mount_point(ada, dev_profile, t
 
 
 def test_a_file_that_hangs_costs_one_timeout_and_the_others_are_imported(
-    ada, dev_profile, tmp_path, settings
+    ada_account, dev_profile, tmp_path, settings
 ) -> None:
     """A FIFO with no writer blocks whoever opens it, as a file on a hung mount does."""
     settings.QUOTA_COMMAND_TIMEOUT = 1
@@ -195,4 +202,4 @@ def test_a_file_that_hangs_costs_one_timeout_and_the_others_are_imported(
     assert time.monotonic() - began < 10
     assert result.stored >= 1
     assert any("not read within 1 s (a hung mount?)" in note for note in result.notes)
-    assert Quota.objects.filter(account=ada, target__key="home").exists()
+    assert Quota.objects.filter(account=ada_account, target__key="home").exists()

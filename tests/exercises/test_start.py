@@ -16,11 +16,6 @@ from tests.runs import make_run
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture
-def ada(dev_profile, make_user):
-    return make_user("sl-ada")
-
-
 def targets(profile: SiteProfile, *keys: str) -> list[StorageTarget]:
     return [profile.targets.get(key=key) for key in keys]
 

@@ -23,11 +23,6 @@ HTMX = {"HX-Request": "true", "HX-Target": "runs-panel"}
 
 
 @pytest.fixture
-def ada(dev_profile, make_user):
-    return make_user("sl-ada")
-
-
-@pytest.fixture
 def submitted(monkeypatch) -> list[int]:
     """The runs whose submission was enqueued (the broker stands aside)."""
     sent: list[int] = []

@@ -14,8 +14,6 @@ from jobs.slurm import get_client
 from tests.faults.conftest import PASSWORD, PORTAL_ENV, TARGETS, Trainee
 from tests.faults.services import ROOT, VENV, Portal, PrivatePostgres, wait_until
 
-pytestmark = pytest.mark.live
-
 DB = "storagelab_faults"
 CREATE_TRAINEE = """
 from django.contrib.auth.models import User

@@ -9,7 +9,7 @@ import pytest
 from jobs.models import RunStatus
 from tests.faults.conftest import TARGETS, assert_completed_once, runs_of, settled
 
-pytestmark = [pytest.mark.live, pytest.mark.django_db(transaction=True)]
+pytestmark = pytest.mark.django_db(transaction=True)
 
 
 def test_runs_started_while_redis_is_down_wait_then_run(

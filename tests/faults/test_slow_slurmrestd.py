@@ -14,7 +14,7 @@ from tests.faults.conftest import (
     wait_for_reason,
 )
 
-pytestmark = [pytest.mark.live, pytest.mark.django_db(transaction=True)]
+pytestmark = pytest.mark.django_db(transaction=True)
 
 
 def test_runs_survive_a_slurmrestd_slower_than_the_timeout(

@@ -10,7 +10,7 @@ from jobs.models import BenchmarkRun, RunStatus
 from tests.faults.conftest import assert_completed_once, settled
 from tests.faults.services import wait_until
 
-pytestmark = [pytest.mark.live, pytest.mark.django_db(transaction=True)]
+pytestmark = pytest.mark.django_db(transaction=True)
 
 DOWN_SECONDS = 90
 

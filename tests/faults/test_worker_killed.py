@@ -6,7 +6,7 @@ import pytest
 
 from tests.faults.conftest import TARGETS, assert_completed_once, settled
 
-pytestmark = [pytest.mark.live, pytest.mark.django_db(transaction=True)]
+pytestmark = pytest.mark.django_db(transaction=True)
 
 
 def test_a_worker_killed_mid_submission_leaves_one_job_per_run(

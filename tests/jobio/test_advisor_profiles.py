@@ -9,7 +9,7 @@ import pytest
 from exercises.advisor import Access, FileShape
 from exercises.advisor.job import ExerciseShape, advise_job, pattern_of, question_for
 from exercises.advisor.profile import IOProfile
-from tests.exercises.test_advisor import VSC3, in_mib_s, profile
+from tests.published import VSC3, in_mib_s, profile
 
 KiB, MiB, GiB = 2**10, 2**20, 2**30
 SITE = profile("vsc3")

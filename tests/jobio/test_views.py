@@ -23,16 +23,17 @@ def upload(client, path: Path, name: str = "job.darshan"):
 
 
 @pytest.fixture
-def ada(make_user):
+def uploader(make_user):
+    """A login without a cluster account: an upload needs none."""
     return make_user()
 
 
 def test_an_upload_is_read_and_shows_the_profile_and_ranking(
-    client, ada, vsc3, tasks_run_at_commit
+    client, uploader, vsc3, tasks_run_at_commit
 ) -> None:
-    client.force_login(ada)
+    client.force_login(uploader)
     answer = upload(client, log("random-4k"), name="../../etc/passwd")
-    check = JobCheck.objects.get(user=ada)
+    check = JobCheck.objects.get(user=uploader)
     assert answer.status_code == 302 and answer.url == reverse("jobio:detail", args=[check.pk])
     check.refresh_from_db()
     assert check.log is None and check.profile["writes"] == 16384
@@ -48,9 +49,9 @@ def test_an_upload_is_read_and_shows_the_profile_and_ranking(
 
 
 def test_a_partial_log_is_flagged_and_sizes_are_binary(
-    client, ada, vsc3, tasks_run_at_commit, tmp_path
+    client, uploader, vsc3, tasks_run_at_commit, tmp_path
 ) -> None:
-    client.force_login(ada)
+    client.force_login(uploader)
     whole = client.get(upload(client, log("small-files")).url).content.decode()
     cut_off = client.get(upload(client, partial(tmp_path)).url).content.decode()
 
@@ -62,18 +63,18 @@ def test_a_partial_log_is_flagged_and_sizes_are_binary(
 
 
 def test_the_resembling_exercise_opens_with_the_recommended_targets_ticked(
-    client, ada, vsc3
+    client, uploader, vsc3
 ) -> None:
-    client.force_login(ada)
+    client.force_login(uploader)
     page = client.get("/lab/2a/?targets=tmp&targets=global&targets=nowhere").content.decode()
     ticked = re.findall(r'<input type="checkbox" name="targets" value="(\w+)"[^>]* checked>', page)
     assert ticked == ["global", "tmp"]  # the site's order; an unknown key ticks nothing
 
 
 def test_a_check_is_its_owners_and_staffs_only(
-    client, ada, make_user, vsc3, tasks_run_at_commit
+    client, uploader, make_user, vsc3, tasks_run_at_commit
 ) -> None:
-    client.force_login(ada)
+    client.force_login(uploader)
     url = upload(client, log("example")).url
     client.force_login(make_user())
     assert client.get(url).status_code == 404
@@ -93,9 +94,9 @@ def test_a_check_is_its_owners_and_staffs_only(
     ],
 )
 def test_a_bad_log_gets_its_reason_and_nothing_is_stored(
-    client, ada, make_user, vsc3, tasks_run_at_commit, tmp_path, make, says
+    client, uploader, make_user, vsc3, tasks_run_at_commit, tmp_path, make, says
 ) -> None:
-    client.force_login(ada)
+    client.force_login(uploader)
     url = upload(client, make(tmp_path)).url
     assert not JobCheck.objects.exists()
     page = client.get(url)
@@ -105,17 +106,17 @@ def test_a_bad_log_gets_its_reason_and_nothing_is_stored(
     assert client.get(url).status_code == 404  # nor is the reason anyone else's
 
 
-def test_an_upload_over_the_cap_is_refused_unread(client, ada, vsc3, settings) -> None:
+def test_an_upload_over_the_cap_is_refused_unread(client, uploader, vsc3, settings) -> None:
     settings.DARSHAN_MAX_BYTES = 1024
-    client.force_login(ada)
+    client.force_login(uploader)
     answer = upload(client, log("small-files"))
     assert answer.status_code == 413
     assert "more than the 0.0 MiB a log may have here" in answer.content.decode()
     assert not JobCheck.objects.exists()
 
 
-def test_the_page_polls_while_the_log_is_read(client, ada, vsc3) -> None:
-    client.force_login(ada)
+def test_the_page_polls_while_the_log_is_read(client, uploader, vsc3) -> None:
+    client.force_login(uploader)
     url = upload(client, log("random-4k")).url  # no worker: it stays unread
     page = client.get(url).content.decode()
     assert 'hx-trigger="every 1s"' in page and "Reading the log" in page
@@ -240,8 +241,8 @@ def test_without_a_cluster_account_the_log_directory_is_closed(
     assert answer.status_code == 400 and "no cluster account linked" in answer.content.decode()
 
 
-def test_the_job_form_shows_only_where_a_site_keeps_logs(client, ada, vsc3, settings) -> None:
-    client.force_login(ada)
+def test_the_job_form_shows_only_where_a_site_keeps_logs(client, uploader, vsc3, settings) -> None:
+    client.force_login(uploader)
     settings.DARSHAN_LOG_DIR = ""
     assert "Slurm job id" not in client.get(reverse("jobio:check")).content.decode()
     settings.DARSHAN_LOG_DIR = "/var/log/darshan"

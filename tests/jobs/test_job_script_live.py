@@ -22,7 +22,7 @@ from jobs.sync import sync
 from tests.names import unique_name
 from tests.runs import follow, make_run, small_workload
 
-pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.live]
+pytestmark = pytest.mark.django_db(transaction=True)
 
 TOKEN = "a-secret-only-the-job-and-the-portal-know-0123456789"
 

@@ -11,11 +11,10 @@ from jobs.models import BenchmarkRun, RunStatus
 from jobs.slurm import SlurmConnectionError, get_client
 from jobs.slurm.models import JobState
 from jobs.submission import cancel, submit, submit_run
-from tests.jobs.test_runs_live import _cpu_hog, _wait_for_status
-from tests.jobs.test_slurm_live import trivial_job
+from tests.cluster import cpu_hog, trivial_job, wait_for_status
 from tests.runs import make_run
 
-pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.live]
+pytestmark = pytest.mark.django_db(transaction=True)
 
 
 def test_a_cancel_that_meets_the_submission_cancels_the_slurm_job(
@@ -23,12 +22,12 @@ def test_a_cancel_that_meets_the_submission_cancels_the_slurm_job(
 ) -> None:
     """The trainee clicks cancel on the page read while the run was queued; the
     submission commits in between. The job must not be left running."""
-    blocker = get_client().submit(trainee.username, _cpu_hog(scratch_dir))
+    blocker = get_client().submit(trainee.username, cpu_hog(scratch_dir))
     try:
         run = make_run(trainee, disk_target)
         as_the_page_saw_it = BenchmarkRun.objects.get(pk=run.pk)  # queued
         submit(run.pk)
-        run = _wait_for_status(run, RunStatus.SUBMITTED, RunStatus.PENDING)
+        run = wait_for_status(run, RunStatus.SUBMITTED, RunStatus.PENDING)
 
         assert cancel(as_the_page_saw_it)
 

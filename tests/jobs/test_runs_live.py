@@ -11,9 +11,10 @@ import pytest
 
 from jobs.engines import Pattern
 from jobs.models import BenchmarkRun, RunStatus
-from jobs.slurm import JobSpec, get_client
+from jobs.slurm import get_client
 from jobs.submission import cancel, start_run, submit
 from jobs.sync import sync
+from tests.cluster import cpu_hog, wait_for_status
 from tests.runs import follow, make_run, small_workload
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -73,10 +74,10 @@ def test_a_job_that_cannot_start_says_why(live_portal, trainee, disk_target) -> 
 def test_a_cancelled_run_says_so_and_leaves_nothing_behind(
     live_portal, trainee, disk_target, scratch_dir
 ) -> None:
-    blocker = get_client().submit(trainee.username, _cpu_hog(scratch_dir))
+    blocker = get_client().submit(trainee.username, cpu_hog(scratch_dir))
     try:
         run = start_run(trainee, disk_target, small_workload(), time_limit_minutes=2)
-        run = _wait_for_status(run, RunStatus.SUBMITTED, RunStatus.PENDING)
+        run = wait_for_status(run, RunStatus.SUBMITTED, RunStatus.PENDING)
 
         assert cancel(run)
         (run,) = follow(run)
@@ -106,7 +107,7 @@ def test_runs_survive_a_slurmrestd_outage_without_loss_or_duplicates(
     live_portal, trainee, disk_target, tmpfs_target
 ) -> None:
     before = start_run(trainee, disk_target, small_workload(), time_limit_minutes=2)
-    _wait_for_status(before, RunStatus.SUBMITTED, RunStatus.PENDING, RunStatus.RUNNING)
+    wait_for_status(before, RunStatus.SUBMITTED, RunStatus.PENDING, RunStatus.RUNNING)
 
     _stop_slurmrestd()
     try:
@@ -131,7 +132,7 @@ def test_a_run_whose_job_vanished_is_lost_then_found_by_its_result(
     live_portal, trainee, disk_target, settings
 ) -> None:
     run = start_run(trainee, disk_target, small_workload(), time_limit_minutes=2)
-    run = _wait_for_status(run, RunStatus.SUBMITTED, RunStatus.PENDING, RunStatus.RUNNING)
+    run = wait_for_status(run, RunStatus.SUBMITTED, RunStatus.PENDING, RunStatus.RUNNING)
     # Pretend Slurm forgot the job: point the run at a job id it never had.
     BenchmarkRun.objects.filter(pk=run.pk).update(slurm_job_id=10**9)
     settings.LOST_AFTER_SECONDS = 0
@@ -141,37 +142,8 @@ def test_a_run_whose_job_vanished_is_lost_then_found_by_its_result(
     run.refresh_from_db()
     assert run.status in (RunStatus.LOST, RunStatus.COMPLETED)
     # Its result still arrives from the real job, and brings it back.
-    run = _wait_for_status(run, RunStatus.COMPLETED)
+    run = wait_for_status(run, RunStatus.COMPLETED)
     assert run.result.write_mib_s > 0
-
-
-def _wait_for_status(run: BenchmarkRun, *wanted: str, timeout: float = 30) -> BenchmarkRun:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        run.refresh_from_db()
-        if run.status in wanted:
-            return run
-        sync()
-        time.sleep(0.2)
-    raise AssertionError(f"run stayed {run.status}, wanted {wanted}")
-
-
-def _cpu_hog(directory: Path) -> JobSpec:
-    """A job holding every CPU of the node, so the next job waits. The node has the
-    CPUs slurm.conf gives it, more than the machine's (docker/slurm/start.sh)."""
-    node_cpus = subprocess.run(
-        ["sinfo", "--noheader", "--Node", "--format=%c"], capture_output=True, text=True
-    ).stdout.split()
-    return JobSpec(
-        name="t-blocker",
-        script="#!/bin/bash\nsleep 60\n",
-        partition="debug",
-        working_directory=str(directory),
-        standard_output="/dev/null",
-        time_limit_minutes=2,
-        cpus_per_task=int(node_cpus[0]) if node_cpus else os.cpu_count() or 1,
-        environment={"PATH": "/usr/bin:/bin"},
-    )
 
 
 def _stop_slurmrestd() -> None:

@@ -7,12 +7,10 @@ import jwt
 import pytest
 from django.conf import settings
 
-from jobs.slurm import JobSpec, SlurmAuthError, SlurmClient, SlurmError, SlurmJob, get_client
+from jobs.slurm import SlurmAuthError, SlurmClient, SlurmError, SlurmJob, get_client
 from jobs.slurm.auth import StaticToken
 from jobs.slurm.models import JobState
-from tests.names import unique_name
-
-pytestmark = pytest.mark.live  # slurmrestd / Redis of the dev cluster
+from tests.cluster import trivial_job
 
 
 def wait_until_finished(
@@ -25,18 +23,6 @@ def wait_until_finished(
             return job
         time.sleep(0.3)
     raise AssertionError(f"job {job_id} still {job.state} after {timeout}s")
-
-
-def trivial_job(directory: Path, script_body: str) -> JobSpec:
-    return JobSpec(
-        name=unique_name("t-trivial"),
-        script=f"#!/bin/bash\n{script_body}\n",
-        partition=settings.SLURM_PARTITION,
-        working_directory=str(directory),
-        standard_output=str(directory / "slurm-%j.out"),
-        time_limit_minutes=1,
-        environment={"PATH": "/usr/bin:/bin", "HOME": str(directory)},
-    )
 
 
 def test_it_discovers_the_api_version_of_the_dev_cluster() -> None:

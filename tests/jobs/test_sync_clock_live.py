@@ -14,7 +14,7 @@ from jobs.slurm.models import JobState
 from jobs.sync import sync
 from tests.runs import make_run
 
-pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.live]
+pytestmark = pytest.mark.django_db(transaction=True)
 
 
 def held_job() -> int:

@@ -11,7 +11,7 @@ from django.test import Client
 
 from jobs.slurm import SlurmAuthError, get_client
 from portal.models import ClusterAccount
-from tests.jobs.test_slurm_live import trivial_job
+from tests.cluster import trivial_job
 
 pytestmark = pytest.mark.django_db
 
@@ -86,14 +86,12 @@ def test_the_admin_refuses_root_and_logs_who_linked_an_account(
     )
 
 
-@pytest.mark.live
 @pytest.mark.parametrize("username", REFUSED.values(), ids=REFUSED.keys())
 def test_no_request_acts_as_a_refused_account_even_if_one_was_stored(
-    username: str, tmp_path
+    username: str, tmp_path, slurm_client
 ) -> None:
     """An account stored before the check, or written to the database by hand."""
-    get_client.cache_clear()
-    client = get_client()
+    client = slurm_client
     requests = []
     client._http.event_hooks["request"] = [requests.append]
 

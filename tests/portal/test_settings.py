@@ -1,28 +1,10 @@
 """Settings a site gets wrong are refused at start, with what to change."""
 
-import os
-import subprocess
-import sys
-from pathlib import Path
-
 import pytest
 from django.core.exceptions import ImproperlyConfigured
 
 from portal.settings import envcommand
-
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def start_with(**env: str) -> subprocess.CompletedProcess[str]:
-    """`manage.py check` in a fresh process with these environment variables."""
-    return subprocess.run(
-        [sys.executable, "manage.py", "check"],
-        cwd=ROOT,
-        env={**os.environ, "SECRET_KEY": "settings-test", **env},
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+from tests.startup import start_with
 
 
 def test_a_submit_lease_shorter_than_an_attempt_is_refused() -> None:

@@ -5,7 +5,7 @@ import os
 import subprocess
 import sys
 
-from tests.portal.test_settings import ROOT, start_with
+from tests.startup import ROOT, start_with
 
 OIDC = {
     "LOGIN_METHOD": "oidc",

@@ -8,8 +8,6 @@ from django.conf import settings
 
 from portal.settings import with_password
 
-pytestmark = pytest.mark.live
-
 
 def test_the_dev_redis_refuses_a_client_without_the_password() -> None:
     host_port_db = settings.REDIS_URL.rpartition("@")[2]

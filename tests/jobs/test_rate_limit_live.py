@@ -11,8 +11,6 @@ from jobs import ratelimit
 from jobs.submission import resubmit_stale, submit, submit_run, submit_runs
 from tests.runs import make_run
 
-pytestmark = pytest.mark.live  # slurmrestd / Redis of the dev cluster
-
 
 @pytest.fixture
 def empty_limiter(settings, monkeypatch):

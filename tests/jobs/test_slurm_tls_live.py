@@ -20,8 +20,6 @@ from django.conf import settings
 from jobs.slurm import SlurmClient, SlurmError, get_client
 from jobs.slurm.client import ca_bundle
 
-pytestmark = pytest.mark.live  # slurmrestd of the dev cluster
-
 
 def openssl(*args: str, cwd: Path) -> None:
     subprocess.run(["openssl", *args], cwd=cwd, check=True, capture_output=True, timeout=60)

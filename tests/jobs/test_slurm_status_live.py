@@ -3,8 +3,6 @@ from django.core.management import CommandError, call_command
 
 from jobs.slurm import get_client
 
-pytestmark = pytest.mark.live  # slurmrestd / Redis of the dev cluster
-
 
 def test_it_prints_the_api_version_and_cluster(capsys) -> None:
     call_command("slurm_status")

@@ -9,7 +9,7 @@ from django.test import Client
 from jobs.slurm import get_client
 from portal import health
 
-pytestmark = [pytest.mark.django_db, pytest.mark.live]
+pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture(autouse=True)

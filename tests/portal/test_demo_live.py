@@ -28,8 +28,6 @@ import pytest
 
 from tests.http import log_in
 
-pytestmark = pytest.mark.live
-
 ROOT = Path(__file__).resolve().parents[2]
 RUN_DIR = Path(os.getenv("STORAGELAB_RUN_DIR", "/run/storagelab"))
 LOG_DIR = Path(os.getenv("STORAGELAB_LOG_DIR", "/var/log/storagelab"))

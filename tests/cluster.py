@@ -1,0 +1,55 @@
+"""Jobs for the dev cluster in tests: a trivial one, one that holds every CPU, and
+waiting, with the sync, for a run to reach a status."""
+
+import os
+import subprocess
+import time
+from pathlib import Path
+
+from django.conf import settings
+
+from jobs.models import BenchmarkRun
+from jobs.slurm import JobSpec
+from jobs.sync import sync
+from tests.names import unique_name
+
+
+def trivial_job(directory: Path, script_body: str) -> JobSpec:
+    return JobSpec(
+        name=unique_name("t-trivial"),
+        script=f"#!/bin/bash\n{script_body}\n",
+        partition=settings.SLURM_PARTITION,
+        working_directory=str(directory),
+        standard_output=str(directory / "slurm-%j.out"),
+        time_limit_minutes=1,
+        environment={"PATH": "/usr/bin:/bin", "HOME": str(directory)},
+    )
+
+
+def wait_for_status(run: BenchmarkRun, *wanted: str, timeout: float = 30) -> BenchmarkRun:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        run.refresh_from_db()
+        if run.status in wanted:
+            return run
+        sync()
+        time.sleep(0.2)
+    raise AssertionError(f"run stayed {run.status}, wanted {wanted}")
+
+
+def cpu_hog(directory: Path) -> JobSpec:
+    """A job holding every CPU of the node, so the next job waits. The node has the
+    CPUs slurm.conf gives it, more than the machine's (docker/slurm/start.sh)."""
+    node_cpus = subprocess.run(
+        ["sinfo", "--noheader", "--Node", "--format=%c"], capture_output=True, text=True
+    ).stdout.split()
+    return JobSpec(
+        name="t-blocker",
+        script="#!/bin/bash\nsleep 60\n",
+        partition="debug",
+        working_directory=str(directory),
+        standard_output="/dev/null",
+        time_limit_minutes=2,
+        cpus_per_task=int(node_cpus[0]) if node_cpus else os.cpu_count() or 1,
+        environment={"PATH": "/usr/bin:/bin"},
+    )
