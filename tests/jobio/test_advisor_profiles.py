@@ -1,5 +1,5 @@
 """The advisor's rules for a job's real I/O (exercises/advisor/job.py), on a table of
-profiles and VSC-3's facts and published figures (as tests/exercises/test_advisor.py
+profiles and VSC-3's facts and published figures (as tests/exercises/advisor/test_advisor.py
 has them). Plain pytest, no database, no log: the profiles are written out here."""
 
 from dataclasses import dataclass, replace

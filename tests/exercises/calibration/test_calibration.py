@@ -15,7 +15,7 @@ from exercises.calibration.rounds import CalibrationRefused, advance, cancel_rou
 from exercises.catalogue.models import MeasuredReference, Metric
 from jobs.models import ACTIVE_STATUSES, BenchmarkRun, RunResult, RunStatus
 from portal.units import GiB, MiB
-from tests.exercises.quotas import fill
+from tests.quotas import fill
 
 pytestmark = pytest.mark.django_db
 

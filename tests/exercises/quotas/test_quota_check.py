@@ -8,7 +8,7 @@ from exercises.quotas.store import record_failure
 from jobs.engines.base import Pattern, Workload
 from jobs.models import BenchmarkRun
 from portal.units import GiB, MiB
-from tests.exercises.quotas import dev_target, fill
+from tests.quotas import dev_target, fill
 
 pytestmark = pytest.mark.django_db
 

@@ -10,7 +10,7 @@ from django.utils import timezone
 
 from exercises.quotas.store import record_failure
 from portal.units import GiB, MiB
-from tests.exercises.quotas import dev_target, fill
+from tests.quotas import dev_target, fill
 
 pytestmark = pytest.mark.django_db
 

@@ -22,8 +22,8 @@ from jobs.models import BenchmarkRun, RunStatus
 from jobs.submission import cancel, start_run
 from portal.celery import app
 from portal.models import ClusterAccount
-from tests.exercises.quotas import LFS_OUTPUT, quota_of, quota_worker, source, stand_in_tools
 from tests.names import unique_name
+from tests.quotas import LFS_OUTPUT, quota_of, quota_worker, source, stand_in_tools
 from tests.runs import small_workload
 
 pytestmark = pytest.mark.django_db

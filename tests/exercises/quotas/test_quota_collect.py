@@ -20,7 +20,7 @@ from jobs.submission import start_run
 from portal.models import ClusterAccount
 from portal.units import MiB
 from tests.conftest import DISK_ROOT, ROOT
-from tests.exercises.quotas import LFS_OUTPUT, quota_of, quota_worker, source, stand_in_tools
+from tests.quotas import LFS_OUTPUT, quota_of, quota_worker, source, stand_in_tools
 from tests.runs import follow
 
 TMPFS_ROOT = Path(os.getenv("STORAGELAB_TMPFS_ROOT", "/dev/shm/storagelab"))

@@ -13,7 +13,7 @@ from exercises.courses.models import Course, Enrollment
 from exercises.lab.forms import StartRunsForm
 from exercises.lab.start import StartRefused, start_runs
 from jobs.models import BenchmarkRun
-from tests.exercises.quotas import fill
+from tests.quotas import fill
 from tests.runs import make_run
 
 pytestmark = pytest.mark.django_db
