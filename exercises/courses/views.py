@@ -12,7 +12,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
 from exercises.catalogue.profiles import active_profile
-from exercises.courses import access
+from exercises.courses import access, overview
 from exercises.courses.forms import CourseForm, JoinCourseForm
 from exercises.courses.models import Course, Enrollment
 from jobs.engines.base import RATE_FIELDS, plausible, plausible_rate
@@ -95,12 +95,12 @@ def course_detail(request: HttpRequest, pk: int) -> HttpResponse:
     )
     targets = list(course.targets.all())
     exercises = list(course.exercises.all())
-    class_table = access.class_figures(course)
+    class_table = overview.class_figures(course)
     ctx = {
         "course": course,
         "targets": targets,
         "checklist": [(e, [(t, (e.pk, t.pk) in done) for t in targets]) for e in exercises],
-        "charts": [access.class_chart(course, e, class_table) for e in exercises],
+        "charts": [overview.class_chart(course, e, class_table) for e in exercises],
     }
     return render(request, "courses/course_detail.html", ctx)
 
@@ -109,22 +109,22 @@ def course_detail(request: HttpRequest, pk: int) -> HttpResponse:
 def course_overview(request: HttpRequest, pk: int) -> HttpResponse:
     course = access.course_for_instructor(request.user, pk)
     # Polled every 3 s while the course is open; a closed one is drawn a last time.
-    version = access.overview_version(course) if course.is_open else None
+    version = overview.overview_version(course) if course.is_open else None
     if request.htmx and (not_modified := unchanged(request, version)):
         return not_modified
     # The course's exercises, targets and runs, each read once for the grid and the
     # class's figures: the instructor of a class of 200 polls this every 3 s.
     exercises = list(course.exercises.select_related("profile"))
     targets = list(course.targets.all())
-    runs = access.class_runs(course)
-    class_table = access.class_figures(course, exercises, targets, runs)
-    enrollments, columns, cells = access.grid(course, exercises, targets, runs, class_table)
+    runs = overview.class_runs(course)
+    class_table = overview.class_figures(course, exercises, targets, runs)
+    enrollments, columns, cells = overview.grid(course, exercises, targets, runs, class_table)
     ctx = {
         "course": course,
         "enrollments": enrollments,
         "columns": columns,
-        "rows": access.rows_html(enrollments, cells, columns),
-        "charts": [access.class_chart(course, e, class_table) for e in exercises],
+        "rows": overview.rows_html(enrollments, cells, columns),
+        "charts": [overview.class_chart(course, e, class_table) for e in exercises],
         "polling": course.is_open,
         "version": version,
     }
@@ -138,7 +138,7 @@ def course_overview(request: HttpRequest, pk: int) -> HttpResponse:
 def course_discussion(request: HttpRequest, pk: int, key: str) -> HttpResponse:
     course = access.course_for_instructor(request.user, pk)
     exercise = get_object_or_404(course.exercises, key=key)
-    chart = access.class_chart(course, exercise, access.class_figures(course))
+    chart = overview.class_chart(course, exercise, overview.class_figures(course))
     ctx = {"course": course, "exercise": exercise, "chart": chart}
     return render(request, "courses/course_discussion.html", ctx)
 
