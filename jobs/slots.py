@@ -2,7 +2,7 @@
 
 A user may have MAX_ACTIVE_RUNS_PER_USER runs going (ACTIVE_STATUSES: from QUEUED to
 their end), and in a course that course's `max_active_runs`. Runs asked for beyond
-that are saved WAITING (exercises/start.py); `promote` moves them to QUEUED, oldest
+that are saved WAITING (exercises/lab/start.py); `promote` moves them to QUEUED, oldest
 first, as slots free up. A waiting run whose course is full lets the user's later
 runs of other courses (or of none) go first: each course keeps its own order.
 

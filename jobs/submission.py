@@ -88,7 +88,7 @@ def new_run(
 ) -> BenchmarkRun:
     """A run of `workload` on `target` as `account`, not yet saved: queued, or
     `waiting` for a slot. No rule is checked here: the lab's rules (caps, quota,
-    course) are in exercises/start.py, which every page that starts runs goes
+    course) are in exercises/lab/start.py, which every page that starts runs goes
     through. Saved waiting (several at once: bulk_create), it needs nothing more;
     saved queued, it needs its submission enqueued (start_run does both)."""
     get_engine(engine)  # an unknown engine fails here, before anything is saved

@@ -25,7 +25,7 @@ class ClusterAccount(models.Model):
         validators=[cluster_username_validator, validate_job_account],
         help_text="The user's own Unix account; never root or a system account",
     )
-    # The lab form's click that started runs last (exercises/start.py): the same click
+    # The lab form's click that started runs last (exercises/lab/start.py): the same click
     # sent twice (a double click, a resent form) starts nothing the second time.
     last_click = models.CharField(max_length=32, blank=True, editable=False)
 

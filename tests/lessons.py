@@ -1,4 +1,4 @@
-"""The lesson check: each exercise's claims (exercises/lessons.py) against single runs
+"""The lesson check: each exercise's claims (exercises/catalogue/lessons.py) against single runs
 on the live dev cluster, one run at a time, as a trainee's runs would give them.
 `make bench` counts ten rounds (bench/test_lessons.py); the live test a second chance
 at most (tests/exercises/lab/test_lessons_live.py)."""

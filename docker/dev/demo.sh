@@ -76,7 +76,7 @@ port_open || die "the web server did not answer on $WEB_ADDR within 20s (log: $L
 # The first start calibrates the site once, so a newcomer's first chart already shows
 # what the dev targets measured: a round of DEMO_CALIBRATION_EXERCISES on every target,
 # three times each, as the instructor's cluster account, that Celery beat and the worker
-# carry on while the portal serves (exercises/calibration.py). Once the web server
+# carry on while the portal serves (exercises/calibration/rounds.py). Once the web server
 # answers: the jobs post their results to it. Later starts find measured references
 # and start nothing. A whole-site round is on the calibration page (or `manage.py
 # calibrate --user instructor --repeat 3`).

@@ -1,9 +1,9 @@
 """Which storage target should I use? Ranks a site's targets for a job described by
 its I/O, with short reasons per target and a one- or two-sentence plan.
 
-Pure: the caller turns StorageTargets and figures into TargetFacts (see
-exercises.lab.target_facts). The site's own advice comes in through use_for and
-avoid_for; the phrases are matched by keyword (see KEYWORDS), so a profile speaks
+Pure: the caller turns StorageTargets and figures into TargetFacts (facts.py:
+target_facts). The site's own advice comes in through use_for and avoid_for; the
+phrases are matched by keyword (see KEYWORDS), so a profile speaks
 to the advisor by using words like "random", "small files", "I/O-intensive".
 
 How a target is judged, in order of weight:

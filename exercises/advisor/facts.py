@@ -1,7 +1,7 @@
 """The advisor's inputs for a profile, from the site's database: its targets' facts,
 its exercises' shapes, and the figures of the exercise the job resembles (medians:
 measured here by calibration, else the lab's own results, else the published
-references; exercises/site_figures.py)."""
+references; exercises/catalogue/site_figures.py)."""
 
 from collections.abc import Mapping
 
@@ -36,7 +36,7 @@ def shapes(profile: SiteProfile) -> list[ExerciseShape]:
 
 def figures(profile: SiteProfile, exercise_key: str, reading: bool) -> Figures:
     """Target key -> (MiB/s, where from) for one exercise: its medians from
-    exercises/site_figures.py, the same figures every page quotes: its reads or its
+    exercises/catalogue/site_figures.py, the same figures every page quotes: its reads or its
     writes (the advisor falls back to writes, and says so)."""
     metric = Metric.READ if reading else Metric.WRITE
     found = site_figures.for_exercise(profile, exercise_key, metric)
@@ -58,7 +58,7 @@ def target_facts(profile: SiteProfile) -> list[TargetFacts]:
     """The advisor's view of each target: its properties, and its sequential and
     random write figures: the medians of the site's plainest streaming and random
     exercise that has figures (one process writing one file and fsyncing it, 1a and
-    2a, where the site has them), from exercises/site_figures.py (measured here, else
+    2a, where the site has them), from exercises/catalogue/site_figures.py (measured here, else
     the class's runs, else published)."""
     figures_of: dict[str, site_figures.SiteFigures] = {}
     for pattern in ("sequential", "random"):

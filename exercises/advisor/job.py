@@ -4,7 +4,7 @@ beside the site's exercises to name the one it resembles and the speed-up the
 site's figures for that exercise promise.
 
 Pure, like the rest of the advisor: the caller brings the targets' facts, the
-exercises' shapes and the figures (jobio/advice.py does, from the database).
+exercises' shapes and the figures (exercises/advisor/facts.py does, from the database).
 """
 
 import math

@@ -30,10 +30,10 @@ class Figures:
     reference: float | None = None  # the site's write figure, MiB/s
     reference_source: str = ""
     # The site's figures by metric ("write", "read", "create", ...) as published, in
-    # their own units (exercises/templatetags/references.py shows them).
+    # their own units (exercises/catalogue/templatetags/references.py shows them).
     published: dict[str, ReferenceResult] = field(default_factory=dict)
     # The site's own write figure, MiB/s: the median of its last calibration, with the
-    # lowest and highest run (exercises/calibration.py).
+    # lowest and highest run (exercises/calibration/rounds.py).
     measured: float | None = None
     measured_low: float | None = None
     measured_high: float | None = None
@@ -129,7 +129,7 @@ def table(
 ) -> Table:
     """Figures for every exercise on every target, from the runs' figures given
     (write_mib_s) and the site's references (site_references: 2 queries, none when
-    given, as exercises/site.py keeps them)."""
+    given, as exercises/catalogue/site.py keeps them)."""
     exercises, targets = list(exercises), list(targets)
     figures = {(e.pk, t.pk): Figures(e, t) for e in exercises for t in targets}
     for cell, row in figures.items():

@@ -129,7 +129,7 @@ class Exercise(models.Model):
     seconds = models.PositiveSmallIntegerField(
         null=True, blank=True, help_text="Time-based: write for this long (empty: once through)"
     )
-    # What one run of it should show (exercises/lessons.py), e.g.
+    # What one run of it should show (exercises/catalogue/lessons.py), e.g.
     # {"faster": "tmp", "slower": "global", "factor": 5, "text": "..."}.
     claims = models.JSONField(default=list, blank=True)
     engine = models.CharField(
@@ -279,7 +279,7 @@ class MeasuredReference(models.Model):
         related_name="measured",
     )
     values = models.JSONField(default=list, help_text="Each run's figure")
-    # The round's figures that cannot be the target's (exercises/calibration_band.py).
+    # The round's figures that cannot be the target's (exercises/calibration/band.py).
     kept_out = models.JSONField(default=list, blank=True, help_text="Figures kept out")
     median = models.FloatField()
     low = models.FloatField()
@@ -301,7 +301,7 @@ class MeasuredReference(models.Model):
 
 
 class QuotaCollector(models.TextChoices):
-    """The tools a site can report usage with (exercises/quota/collectors.py runs them)."""
+    """The tools a site can report usage with (exercises/quotas/collectors.py runs them)."""
 
     LOCAL = "local", "directory usage against the default quota"
     LUSTRE = "lustre", "Lustre: lfs quota"

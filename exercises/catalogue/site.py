@@ -3,7 +3,7 @@ targets and the site's references for it. Kept in each web process, by content.
 
 A class polls its runs panel about 100 times a second, and these rows change when
 an administrator edits them or a calibration ends: a few times a term. Each poll's
-one state query (exercises/lab.py: panel_state) also hashes these rows (SITE_HASH),
+one state query (exercises/lab/pages.py: panel_state) also hashes these rows (SITE_HASH),
 so a process reuses what it loaded for as long as the hash is the same, and loads
 again the moment any of the rows differs: never stale, with no invalidation to miss.
 """

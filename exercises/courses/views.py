@@ -1,5 +1,5 @@
 """Course pages: joining, the trainee's checklist, the instructor's live overview,
-the discussion view and the exports. Who may see what: exercises/courses.py."""
+the discussion view and the exports. Who may see what: exercises/courses/access.py."""
 
 import csv
 import math

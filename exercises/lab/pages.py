@@ -81,7 +81,7 @@ def comparison(user: AbstractBaseUser, panel: "PanelState") -> list[Figures]:
     """Per target of the site: my runs, the class's (everyone's runs in the courses
     I joined, as of the panel's last class refresh) and the site's references
     (1 query, 2 when the class's figures are not in the cache; the site's rows are
-    kept, exercises/site.py)."""
+    kept, exercises/catalogue/site.py)."""
     exercise_site = site_of(panel)
     exercise = exercise_site.exercise
     mine = RunResult.objects.filter(run__exercise=exercise, run__user=user, run__calibration=None)
@@ -244,7 +244,7 @@ PANEL_STATE_SQL = f"""
 class PanelState:
     """What my runs panel of an exercise shows depends on: my runs (how many, their
     last change), the class's results as of the last class refresh (how many, the
-    newest) in the courses I joined, and the site's rows (exercises/site.py)."""
+    newest) in the courses I joined, and the site's rows (exercises/catalogue/site.py)."""
 
     exercise_id: int
     site: str

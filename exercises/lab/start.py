@@ -6,7 +6,7 @@ StartRefused with what to tell the user. The rules, in this order:
 1. the user has a cluster account (jobs run as it);
 2. every target is one of the exercise's site, and the repeat one of REPEATS;
 3. the run's files fit in what is left of the user's quota on each target
-   (the check itself: exercises/quota/checks.py);
+   (the check itself: exercises/quotas/checks.py);
 4. each run counts for the first open course the user joined that teaches this
    exercise on that target;
 5. the runs that fit in the user's free slots (MAX_ACTIVE_RUNS_PER_USER, and each

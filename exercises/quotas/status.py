@@ -204,7 +204,7 @@ def alerts_for(user: AbstractBaseUser) -> list[Alert]:
 
 
 # The banner is on every page, so its answer is kept in the cache (Redis) and dropped
-# whenever the user's figures are stored (exercises/quota/store.py); the expiry covers
+# whenever the user's figures are stored (exercises/quotas/store.py); the expiry covers
 # edits made elsewhere (the admin). The account's creation time is part of the entry, so
 # a user id reused by a new database never inherits someone else's banner.
 ALERTS_CACHE_SECONDS = 300

@@ -40,7 +40,7 @@ STARTED = re.compile(r"\] started .*?\(pid (\d+)\)")
 STOPPED = re.compile(r"\] stopped .*?\(pid (\d+)\)")
 CLEAN_UP = "stopping what this run started"
 COLLECTED = re.compile(r"Collected (\d{4}-\d\d-\d\d \d\d:\d\d) UTC")
-# What the quotas worker logs when a collection round is done (exercises/tasks.py).
+# What the quotas worker logs when a collection round is done (exercises/quotas/tasks.py).
 QUOTA_LOG = LOG_DIR / "celery-quotas.log"
 QUOTA_ROUND = re.compile(r"quotas: \d+ collected")
 # What the first start says of the site's calibration (docker/dev/demo.sh).

@@ -205,7 +205,7 @@ def test_on_a_32_gib_node_tmpdir_does_not_fit_and_says_why() -> None:
 
 
 def test_the_answer_holds_with_the_eight_process_exercises_as_figures() -> None:
-    """The portal passes the medians of 1a and 2a (exercises/lab.py: target_facts);
+    """The portal passes the medians of 1a and 2a (exercises/lab/pages.py: target_facts);
     with 1b's and 2b's the answer is the same."""
     targets = facts_of("vsc3", "1b", "2b")
     advice = advise(targets, COURSE_QUESTION)

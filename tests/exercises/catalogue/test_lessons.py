@@ -1,4 +1,4 @@
-"""Whether runs show an exercise's lesson (exercises/lessons.py), as the lab says it."""
+"""Whether runs show an exercise's lesson (exercises/catalogue/lessons.py), as the lab says it."""
 
 import pytest
 from django.core.exceptions import ValidationError

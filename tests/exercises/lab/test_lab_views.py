@@ -201,7 +201,7 @@ def test_a_calibration_or_an_edited_reference_reaches_a_polling_panel_at_once(
     headers = {"HX-Request": "true", "HX-Target": "runs-panel"}
     etag = client.get("/lab/1a/", headers=headers)["ETag"]
 
-    # A calibration ends (exercises/calibration.py saves its figure so).
+    # A calibration ends (exercises/calibration/rounds.py saves its figure so).
     MeasuredReference.objects.update_or_create(
         exercise=exercise, target=scratch, metric=Metric.WRITE,
         defaults={"median": 812.3, "low": 790.1, "high": 845.0},

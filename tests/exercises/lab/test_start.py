@@ -1,4 +1,4 @@
-"""exercises/start.py: every caller of start_runs gets the lab's rules, and a refusal
+"""exercises/lab/start.py: every caller of start_runs gets the lab's rules, and a refusal
 starts nothing (the views' messages are tested with the views; runs beyond a cap,
 repeats and the waiting cap: test_start_waiting.py)."""
 
