@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `make quick`: the inner loop. The tests that need neither the live cluster nor a
-# browser (pytest -m "not live and not e2e"), against PostgreSQL alone, in ~25 s.
+# browser (pytest -m "not live and not e2e"), against PostgreSQL alone, in ~90 s.
 # Run `make test` (or `make demo`) once first: it installs the venv and the database.
 set -euo pipefail
 . "$(dirname "$0")/env.sh"
