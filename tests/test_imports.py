@@ -1,8 +1,10 @@
-"""The import graph of the portal's own code (docs/architecture.md): imports only run
-down the layers, and no module imports one that imports it back, function-level
-imports included. Read from the source, so an import a test never runs counts too."""
+"""The house (docs/architecture.md): the import graph of the portal's own code, in
+which imports only run down the layers and no module imports one that imports it
+back, function-level imports included (read from the source, so an import no test
+runs counts too); and apps small enough to live in."""
 
 import ast
+from collections import Counter
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -104,3 +106,12 @@ def test_no_module_imports_one_that_imports_it_back() -> None:
         if name not in done:
             walk(name, [name])
     assert sorted(" -> ".join(c) for c in circles) == []
+
+
+def test_no_models_module_holds_more_than_six_models() -> None:
+    from django.apps import apps
+
+    counts = Counter(
+        model.__module__ for model in apps.get_models() if model.__module__.startswith(PACKAGES)
+    )
+    assert max(counts.values()) <= 6, counts.most_common(3)
