@@ -183,15 +183,21 @@ class RunResultQuerySet(models.QuerySet):
             for target_id in runs
         }
 
-    def with_write_figure(self) -> "RunResultQuerySet":
-        """Results whose write figure can be true. Parsers refuse impossible figures
-        (jobs/engines/base.py), but a row stored before they did, or edited by hand,
-        must not break a class's page: NaN and infinities compare above any
-        number in PostgreSQL, so the upper bound leaves them out too."""
+    def with_figure(self, field: str) -> "RunResultQuerySet":
+        """Results whose bandwidth `field` (write_bytes_per_s, read_bytes_per_s) can be
+        true: in SQL, what jobs/engines/base.py: plausible says. Parsers refuse
+        impossible figures, but a row stored before they did, or edited by hand, must
+        not break a class's page: NaN and infinities compare above any number in
+        PostgreSQL, so the upper bound leaves them out too."""
         return self.filter(
-            write_bytes_per_s__gt=0,
-            write_bytes_per_s__lte=F("processes") * MAX_BYTES_PER_S_PER_PROCESS,
+            **{
+                f"{field}__gt": 0,
+                f"{field}__lte": F("processes") * MAX_BYTES_PER_S_PER_PROCESS,
+            }
         )
+
+    def with_write_figure(self) -> "RunResultQuerySet":
+        return self.with_figure("write_bytes_per_s")
 
 
 class RunResult(ThroughputInMiB, models.Model):

@@ -57,10 +57,11 @@ def measured(profile: SiteProfile, key: str, metric: Metric) -> SiteFigures:
 def class_runs(profile: SiteProfile, key: str, metric: Metric) -> SiteFigures:
     field = RESULT_FIELD[metric]
     per_target: dict[str, list[float]] = defaultdict(list)
-    results = RunResult.objects.with_write_figure() if metric == Metric.WRITE else RunResult.objects
-    rows = results.filter(
-        run__exercise__profile=profile, run__exercise__key=key, **{f"{field}__gt": 0}
-    ).values_list("run__target__key", field)
+    rows = (
+        RunResult.objects.with_figure(field)
+        .filter(run__exercise__profile=profile, run__exercise__key=key)
+        .values_list("run__target__key", field)
+    )
     for target_key, bytes_per_s in rows:
         per_target[target_key].append(mib(bytes_per_s))
     return {

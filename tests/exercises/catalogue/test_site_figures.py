@@ -85,3 +85,21 @@ def test_without_a_calibration_the_class_median_stands_never_the_maximum(
     assert found["global"].mib_s == 120.0 and found["home"].mib_s == 20.0
     assert found["global"].source == "the median of 3 runs in this lab"
     assert target_facts(dev_profile)[1].sequential_mib_s == 120.0
+
+
+def test_a_read_figure_no_run_can_give_counts_in_no_class_median(dev_profile, make_user) -> None:
+    """A read figure stored by hand, or before parsers refused one (NaN, an infinity,
+    beyond 1 TiB/s per process), is left out as a write figure would be."""
+    user = make_user()
+    reads = {"scratch": (300.0, 500.0, float("inf"), float("nan"), 2.0**21), "global": (50.0,)}
+    for target_key, figures in reads.items():
+        for read_mib_s in figures:
+            a_lucky_run(dev_profile, user, "1b", target_key, 100.0)
+            RunResult.objects.filter(run__user=user, read_bytes_per_s=None).update(
+                read_bytes_per_s=read_mib_s * 2**20
+            )
+
+    found = site_figures.for_exercise(dev_profile, "1b", Metric.READ)
+
+    assert found["scratch"].mib_s == 400.0  # the median of 300 and 500
+    assert found["scratch"].source == "the median of 2 runs in this lab"
