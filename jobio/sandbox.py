@@ -22,7 +22,6 @@ says so.
 
 import json
 import os
-import pwd
 import resource
 import signal
 import sys
@@ -32,6 +31,7 @@ from django.conf import settings
 
 from exercises.advisor.profile import IOProfile
 from jobio.profile import CUT_SHORT, LogUnreadable
+from portal.accounts import passwd_entry
 from portal.children import run_bounded
 from portal.units import MiB
 
@@ -100,11 +100,10 @@ def sandbox_ids() -> tuple[int, int]:
     if colon and uid_text.isdigit() and gid_text.isdigit():
         ids = int(uid_text), int(gid_text)
     else:
-        try:
-            entry = pwd.getpwnam(name)
-        except KeyError:
+        entry = passwd_entry(name)
+        if entry is None:
             reason = f"there is no sandbox user {name!r} on this host"
-            raise SandboxUnavailable(NOT_SET_UP.format(reason=reason)) from None
+            raise SandboxUnavailable(NOT_SET_UP.format(reason=reason))
         ids = entry.pw_uid, entry.pw_gid
     if 0 in ids:
         reason = "the sandbox user must not be root"

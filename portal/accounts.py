@@ -25,13 +25,19 @@ NOBODY_UID = 65534
 SLURM_USER_LINE = re.compile(r"^[ \t]*SlurmUser[ \t]*=[ \t]*([A-Za-z0-9_.-]{1,32})", re.I | re.M)
 
 
-def uid_of(username: str) -> int | None:
-    """The UID this host gives the account (NSS: LDAP and SSSD included), or None
-    when it knows no such user. Every lookup of a cluster account's UID is this one."""
+def passwd_entry(username: str) -> pwd.struct_passwd | None:
+    """The account as this host knows it (`getent passwd`, through NSS: LDAP and SSSD
+    included), or None when it knows no such user. The portal's only getpwnam."""
     try:
-        return pwd.getpwnam(username).pw_uid
+        return pwd.getpwnam(username)
     except KeyError:
         return None
+
+
+def uid_of(username: str) -> int | None:
+    """The account's UID, or None when this host knows no such user."""
+    entry = passwd_entry(username)
+    return entry.pw_uid if entry else None
 
 
 def job_account_problem(username: str) -> str | None:

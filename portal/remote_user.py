@@ -11,13 +11,13 @@ instructors are the members of INSTRUCTOR_UNIX_GROUPS, if the site names any."""
 import grp
 import logging
 import os
-import pwd
 
 from django.conf import settings
 from django.contrib.auth.backends import RemoteUserBackend as DjangoRemoteUserBackend
 from django.contrib.auth.middleware import RemoteUserMiddleware as DjangoRemoteUserMiddleware
 from django.http import HttpRequest, HttpResponse
 
+from portal.accounts import passwd_entry
 from portal.logins import LoginRefused, refused_page, single_sign_on
 from portal.proxies import from_remote_user_proxy
 
@@ -82,10 +82,10 @@ def _instructor(name: str) -> bool | None:
     counts); None when the site names no groups."""
     if not settings.INSTRUCTOR_UNIX_GROUPS:
         return None
-    try:
-        gids = os.getgrouplist(name, pwd.getpwnam(name).pw_gid)
-    except KeyError:
+    entry = passwd_entry(name)
+    if entry is None:
         return False  # not an account: single_sign_on refuses it anyway
+    gids = os.getgrouplist(name, entry.pw_gid)
     names = set()
     for gid in gids:
         try:
