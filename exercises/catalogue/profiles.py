@@ -6,6 +6,10 @@ collected, see quota_sources.py.
 
 An exercise may state what one run of it should show, as `claims` (lessons.py).
 
+The [profile] table and the references are checked by the pydantic models below; a
+target's and an exercise's fields are their models' (StorageTarget, Exercise), checked
+by the models' own validation, so the file has no second schema to keep in step.
+
 A reference is a figure the site published for an exercise on a target, kept in the
 unit it was published in, with where it comes from:
 
@@ -15,7 +19,7 @@ unit it was published in, with where it comes from:
     metric = "write"     # write, read (bandwidth); create, stat, file_read, remove
     value = 14537
     unit = "MB/s"        # MiB/s or MB/s for a bandwidth, ops/s for file operations
-    source = "CRI storage talk: IOR POSIX, 16 nodes, 448 cores, 1 file per process
+    source = "CRI storage talk: IOR POSIX, 16 nodes, 448 cores, 1 file per process"
 """
 
 import math
@@ -48,73 +52,35 @@ EXERCISE_FIELDS = [f.name for f in Exercise._meta.fields if f.name not in ("id",
 BANDWIDTH_UNITS = (Unit.MIB_S, Unit.MB_S)
 
 
-def _measures_differently(before: Exercise, after: Exercise) -> bool:
-    return (before.workload, before.runs_with) != (after.workload, after.runs_with)
+def active(name: str | None = None) -> SiteProfile | None:
+    """The site's profile (SITE_PROFILE), or the profile `name`; None while it is not
+    loaded (1 query). Every page, command and task finds the site's profile here."""
+    return SiteProfile.objects.filter(name=name or settings.SITE_PROFILE).first()
 
 
-def _pick(item: dict[str, Any], fields: list[str], skip: str) -> dict[str, Any]:
-    unknown = set(item) - set(fields)
-    if unknown:
-        names = ", ".join(sorted(unknown))
-        raise ValueError(f"{skip} {item.get('key')!r}: unknown field(s) {names}")
-    return {k: v for k, v in item.items() if k != "key"}
-
-
-@transaction.atomic
-def load(data: dict[str, Any]) -> SiteProfile:
-    try:
-        head = Head.model_validate(data["profile"])
-    except ValidationError as e:
-        raise ValueError(f"[profile]: {_problems(e)}") from None
-    profile, _ = SiteProfile.objects.update_or_create(
-        name=head.name, defaults=head.model_dump(exclude={"name"}, exclude_unset=True)
+def not_loaded(name: str | None = None) -> str:
+    """What to do while a profile is not loaded."""
+    name = name or settings.SITE_PROFILE
+    return (
+        f"The site profile {name!r} is not loaded. An administrator runs: "
+        f"python manage.py load_site_profile {name}"
     )
-    profile.full_clean()  # e.g. an engine not in jobs.engines.ENGINES
-    for order, item in enumerate(data.get("targets", [])):
-        quota = item.pop("quota", None)
-        target, _ = StorageTarget.objects.update_or_create(
-            profile=profile,
-            key=item["key"],
-            defaults={"order": order, **_pick(item, TARGET_FIELDS, "target")},
-        )
-        target.full_clean()
-        save_quota_source(target, quota)
-    claims: dict[str, list] = {}
-    for order, item in enumerate(data.get("exercises", [])):
-        before = profile.exercises.filter(key=item["key"]).first()
-        # Claims name other exercises, perhaps later ones: set once all are in.
-        claims[item["key"]] = item.pop("claims", [])
-        exercise, _ = Exercise.objects.update_or_create(
-            profile=profile,
-            key=item["key"],
-            defaults={"order": order, "claims": [], **_pick(item, EXERCISE_FIELDS, "exercise")},
-        )
-        exercise.full_clean()
-        if before is not None and _measures_differently(before, exercise):
-            # The site's measured figures were of the old workload: shown beside the new
-            # one's runs they would teach the wrong thing. The next calibration (the
-            # demo's first start, --if-unmeasured) measures it again.
-            MeasuredReference.objects.filter(exercise=exercise).delete()
-    exercise_keys = set(profile.exercises.values_list("key", flat=True))
-    target_keys = set(profile.targets.values_list("key", flat=True))
-    for key, raw in claims.items():
-        lessons.parse(raw, key, exercise_keys, target_keys)
-        profile.exercises.filter(key=key).update(claims=raw)
-    seen: set[tuple[str, str, str]] = set()
-    for number, item in enumerate(data.get("references", []), start=1):
-        reference = _reference(profile, item, f"reference {number}")
-        key = (reference.exercise.key, reference.target.key, reference.metric)
-        if key in seen:
-            raise ValueError(
-                f"reference {number}: {key[2]} of {key[0]} on {key[1]} is given twice; keep one"
-            )
-        seen.add(key)
-        ReferenceResult.objects.update_or_create(
-            exercise=reference.exercise,
-            target=reference.target,
-            metric=reference.metric,
-            defaults={k: getattr(reference, k) for k in ("value", "unit", "source")},
-        )
+
+
+def active_profile() -> SiteProfile:
+    """The site's profile, for a page: a 404 that says what to do while it is not loaded."""
+    profile = active()
+    if profile is None:
+        raise Http404(not_loaded())
+    return profile
+
+
+def profile_for_command(name: str | None = None) -> SiteProfile:
+    """The site's profile (or `name`), for a command: a CommandError that says what to
+    do while it is not loaded."""
+    profile = active(name)
+    if profile is None:
+        raise CommandError(not_loaded(name))
     return profile
 
 
@@ -194,6 +160,76 @@ def _problems(error: ValidationError) -> str:
     return "; ".join(said)
 
 
+@transaction.atomic
+def load(data: dict[str, Any]) -> SiteProfile:
+    try:
+        head = Head.model_validate(data["profile"])
+    except ValidationError as e:
+        raise ValueError(f"[profile]: {_problems(e)}") from None
+    profile, _ = SiteProfile.objects.update_or_create(
+        name=head.name, defaults=head.model_dump(exclude={"name"}, exclude_unset=True)
+    )
+    profile.full_clean()  # e.g. an engine not in jobs.engines.ENGINES
+    for order, item in enumerate(data.get("targets", [])):
+        quota = item.pop("quota", None)
+        target, _ = StorageTarget.objects.update_or_create(
+            profile=profile,
+            key=item["key"],
+            defaults={"order": order, **_pick(item, TARGET_FIELDS, "target")},
+        )
+        target.full_clean()
+        save_quota_source(target, quota)
+    claims: dict[str, list] = {}
+    for order, item in enumerate(data.get("exercises", [])):
+        before = profile.exercises.filter(key=item["key"]).first()
+        # Claims name other exercises, perhaps later ones: set once all are in.
+        claims[item["key"]] = item.pop("claims", [])
+        exercise, _ = Exercise.objects.update_or_create(
+            profile=profile,
+            key=item["key"],
+            defaults={"order": order, "claims": [], **_pick(item, EXERCISE_FIELDS, "exercise")},
+        )
+        exercise.full_clean()
+        if before is not None and _measures_differently(before, exercise):
+            # The site's measured figures were of the old workload: shown beside the new
+            # one's runs they would teach the wrong thing. The next calibration (the
+            # demo's first start, --if-unmeasured) measures it again.
+            MeasuredReference.objects.filter(exercise=exercise).delete()
+    exercise_keys = set(profile.exercises.values_list("key", flat=True))
+    target_keys = set(profile.targets.values_list("key", flat=True))
+    for key, raw in claims.items():
+        lessons.parse(raw, key, exercise_keys, target_keys)
+        profile.exercises.filter(key=key).update(claims=raw)
+    seen: set[tuple[str, str, str]] = set()
+    for number, item in enumerate(data.get("references", []), start=1):
+        reference = _reference(profile, item, f"reference {number}")
+        key = (reference.exercise.key, reference.target.key, reference.metric)
+        if key in seen:
+            raise ValueError(
+                f"reference {number}: {key[2]} of {key[0]} on {key[1]} is given twice; keep one"
+            )
+        seen.add(key)
+        ReferenceResult.objects.update_or_create(
+            exercise=reference.exercise,
+            target=reference.target,
+            metric=reference.metric,
+            defaults={k: getattr(reference, k) for k in ("value", "unit", "source")},
+        )
+    return profile
+
+
+def _pick(item: dict[str, Any], fields: list[str], skip: str) -> dict[str, Any]:
+    unknown = set(item) - set(fields)
+    if unknown:
+        names = ", ".join(sorted(unknown))
+        raise ValueError(f"{skip} {item.get('key')!r}: unknown field(s) {names}")
+    return {k: v for k, v in item.items() if k != "key"}
+
+
+def _measures_differently(before: Exercise, after: Exercise) -> bool:
+    return (before.workload, before.runs_with) != (after.workload, after.runs_with)
+
+
 def _reference(profile: SiteProfile, item: dict[str, Any], which: str) -> ReferenceResult:
     """A [[references]] entry checked as a Reference, then against the profile: an
     exercise and a target it has, a metric the exercise measures. Raises ValueError
@@ -233,35 +269,3 @@ def _reference(profile: SiteProfile, item: dict[str, Any], which: str) -> Refere
     )
     reference.full_clean(validate_constraints=False)  # e.g. a source over 200 characters
     return reference
-
-
-def active(name: str | None = None) -> SiteProfile | None:
-    """The site's profile (SITE_PROFILE), or the profile `name`; None while it is not
-    loaded (1 query). Every page, command and task finds the site's profile here."""
-    return SiteProfile.objects.filter(name=name or settings.SITE_PROFILE).first()
-
-
-def not_loaded(name: str | None = None) -> str:
-    """What to do while a profile is not loaded."""
-    name = name or settings.SITE_PROFILE
-    return (
-        f"The site profile {name!r} is not loaded. An administrator runs: "
-        f"python manage.py load_site_profile {name}"
-    )
-
-
-def active_profile() -> SiteProfile:
-    """The site's profile, for a page: a 404 that says what to do while it is not loaded."""
-    profile = active()
-    if profile is None:
-        raise Http404(not_loaded())
-    return profile
-
-
-def profile_for_command(name: str | None = None) -> SiteProfile:
-    """The site's profile (or `name`), for a command: a CommandError that says what to
-    do while it is not loaded."""
-    profile = active(name)
-    if profile is None:
-        raise CommandError(not_loaded(name))
-    return profile
