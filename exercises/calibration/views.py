@@ -1,7 +1,7 @@
 """The calibration page: start a round, follow it, cancel it, and the site's measured
 references beside the published ones (exercises/calibration/rounds.py does the work).
 
-Who may: see the page, instructors and staff (courses.can_teach); start a round, staff
+Who may: see the page, instructors and staff (courses/access.py: can_teach); start a round, staff
 and whom they give "Can calibrate the site" (rounds.may_calibrate); cancel one,
 its starter and staff. A round runs as the clicking person's own cluster account, so
 Slurm's accounting shows who measured; anyone else gets a 403.
