@@ -116,6 +116,11 @@ class BenchmarkRun(models.Model):
     def job_name(self) -> str:
         return f"storagelab-{self.key.hex[:12]}"
 
+    def output_file(self, job_id: int | str) -> str:
+        """Where Slurm writes the job's output (job_spec names it with "%j", Slurm's
+        pattern for the job id). The script removes it once the portal has the result."""
+        return f"{self.target_directory}/{self.job_name}-{job_id}.out"
+
     @property
     def run_directory(self) -> str:
         """The fresh directory the benchmark works in (removed at the end)."""

@@ -36,7 +36,7 @@ class RecoveryRefused(Exception):
 
 def output_file(run: BenchmarkRun) -> str:
     """Where Slurm wrote the job's output (jobs/scripts.py: job_spec)."""
-    return f"{run.target_directory}/{run.job_name}-{run.slurm_job_id}.out"
+    return run.output_file(run.slurm_job_id)
 
 
 def attach(run: BenchmarkRun, read: Callable[[BenchmarkRun], str] | None = None) -> str:

@@ -59,6 +59,8 @@ def render_script(run: BenchmarkRun) -> str:
             "description": one_line(describe(run)),
             "target_dir": shlex.quote(run.target_directory),
             "run_dir": shlex.quote(run.run_directory),
+            # The job's output file, but for the job id: the script knows that one.
+            "output_stem": shlex.quote(run.output_file("").removesuffix(".out")),
             "command": shlex.join(argv),
             "max_bytes": settings.RESULT_MAX_BYTES,
             "retry_seconds": settings.RESULT_RETRY_SECONDS,
@@ -74,7 +76,7 @@ def job_spec(run: BenchmarkRun, script: str, token: str) -> JobSpec:
         script=script,
         partition=settings.SLURM_PARTITION,
         working_directory=run.target_directory,
-        standard_output=f"{run.target_directory}/{run.job_name}-%j.out",
+        standard_output=run.output_file("%j"),
         # The benchmark's time, and the time its result may take to reach a portal
         # that is away (the script's retries): a limit hit while sending loses it.
         time_limit_minutes=run.time_limit_minutes + math.ceil(settings.RESULT_RETRY_SECONDS / 60),

@@ -3,10 +3,13 @@
 #   engine: {{ engine }}, target: {{ target }}, {{ description }}
 # It works in a directory of its own on the target, removes it at the end (also
 # when it fails or is cancelled) and sends the benchmark's output to the portal.
+# Once the portal has it, this job's output file goes too: nothing piles up on the
+# target. It stays when the output could not be sent: staff attach it from there.
 set -u
 umask 077
 target_dir={{ target_dir }}
 run_dir={{ run_dir }}
+output={{ output_stem }}"${SLURM_JOB_ID:-}.out"
 say() { echo "Storage Lab: $*" >&2; }
 
 # The run's secret goes into a file only this user reads, before anything else
@@ -59,12 +62,12 @@ post() {
     -H @"$secret" -H "X-Benchmark-Exit: $status" -H "Content-Type: text/plain; charset=utf-8" \
     --data-binary @"$result" {{ result_url }}
 }
-give_up=$((SECONDS + {{ retry_seconds }})) pause=1
+give_up=$((SECONDS + {{ retry_seconds }})) pause=1 delivered=""
 while :; do
   code=$(post) || true
   case "$code" in
-  2??) break ;;
-  409) say "the portal had this result already"; break ;;
+  2??) delivered=1; break ;;
+  409) say "the portal had this result already"; delivered=1; break ;;
   4??) [ "$code" = 408 ] || [ "$code" = 429 ] || {
     say "the portal refused the result (HTTP $code)"
     break
@@ -77,5 +80,10 @@ while :; do
   sleep "$pause"
   pause=$((pause < 16 ? pause * 2 : 30))
 done
+# The portal has the output: this file (still written to by Slurm, which holds it
+# open) is no longer needed. Only a regular file of this user's, never a link.
+if [ -n "$delivered" ] && [ -f "$output" ] && [ ! -L "$output" ] && [ -O "$output" ]; then
+  rm -f -- "$output"
+fi
 exit $status
 {% endautoescape %}

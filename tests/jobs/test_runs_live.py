@@ -40,9 +40,11 @@ def test_fio_runs_on_disk_and_tmpfs_with_1_and_8_processes(
         assert run.result.write_mib_s > 0
         assert run.result.processes == run.workload_params.processes
         assert run.slurm_job_id and run.output_path.endswith(f"{run.slurm_job_id}.out")
-        # The benchmark's own directory is gone; the job's output file stays.
+        # The benchmark's own directory is gone, and so is the job's output file once
+        # the portal had the output: nothing piles up on the target.
         assert not Path(run.run_directory).exists()
-        assert "Storage Lab: running fio" in Path(run.output_path).read_text()
+        assert not Path(run.output_path).exists()
+    assert not list(Path(disk_target.directory_for(trainee.username)).glob("storagelab-*"))
 
 
 def test_the_job_runs_as_the_trainee_and_the_script_shows_no_secret(
