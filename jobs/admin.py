@@ -17,10 +17,12 @@ ATTACH_WAIT_SECONDS = 10
 
 @admin.register(BenchmarkRun)
 class BenchmarkRunAdmin(admin.ModelAdmin):
-    list_display = ("key", "user", "exercise", "target", "status", "slurm_job_id", "created_at")
-    list_filter = ("status",)
+    list_display = (
+        "key", "user", "exercise", "target", "course", "status", "slurm_job_id", "created_at",
+    )  # fmt: skip
+    list_filter = ("status", "target__profile", "course", "engine")
     search_fields = ("key", "user__username", "cluster_username", "slurm_job_id")
-    list_select_related = ("user", "exercise", "target")
+    list_select_related = ("user", "exercise", "target", "course")
     date_hierarchy = "created_at"
     actions = ["attach_output"]
 

@@ -1,13 +1,33 @@
+"""Quotas in the admin, in the units people read (GiB, not bytes)."""
+
 from django.contrib import admin
 
 from exercises.quotas.models import Quota
+from portal.units import iec
+
+
+def _size(value: int | None) -> str:
+    return "–" if value is None else iec(value)
 
 
 @admin.register(Quota)
 class QuotaAdmin(admin.ModelAdmin):
     """Staff see anyone's figures here; users see only their own, on "My storage"."""
 
-    list_display = ("account", "target", "bytes_used", "bytes_soft", "bytes_hard", "collected_at")
-    list_filter = ("target", "collector")
+    list_display = ("account", "target", "used", "soft", "hard", "files_used", "collected_at")
+    list_filter = ("target__profile", "collector")  # a target by name: one per profile
+    list_select_related = ("account", "target")
     search_fields = ("account__username",)
     readonly_fields = ("attempted_at", "error")
+
+    @admin.display(description="used", ordering="bytes_used")
+    def used(self, quota: Quota) -> str:
+        return _size(quota.bytes_used)
+
+    @admin.display(description="soft limit", ordering="bytes_soft")
+    def soft(self, quota: Quota) -> str:
+        return _size(quota.bytes_soft)
+
+    @admin.display(description="hard limit", ordering="bytes_hard")
+    def hard(self, quota: Quota) -> str:
+        return _size(quota.bytes_hard)
