@@ -12,16 +12,16 @@ from django.http import HttpRequest, HttpResponse, HttpResponseForbidden
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
-from exercises.calibration import rounds
+from exercises.calibration import plans, rounds
+from exercises.calibration.forms import CalibrationForm
 from exercises.calibration.models import Calibration
-from exercises.catalogue.models import Metric, ReferenceResult
+from exercises.catalogue.models import Metric, ReferenceResult, SiteProfile
 from exercises.catalogue.profiles import active_profile
 from exercises.courses import access
 from portal.models import ClusterAccount
 from portal.permissions import only_if
 from portal.polling import poll_answer, unchanged
 
-REPEAT_CHOICES = (1, 3, 5)
 REFUSED = "Only instructors and staff see the site's calibration."
 MAY_NOT_START = (
     'Only staff, or whom they give the permission "Can calibrate the site", start a '
@@ -33,13 +33,13 @@ MAY_NOT_START = (
 def calibration_page(request: HttpRequest) -> HttpResponse:
     profile = active_profile()
     latest = profile.calibrations.select_related("started_by").first()
-    now = rounds.progress(latest) if latest else None
-    may_cancel = latest is not None and rounds.may_cancel(request.user, latest)
     if request.htmx:
         # The round's progress, polled every 2 s while it goes.
+        now = rounds.progress(latest) if latest else None
         version = now.version if now else None
         if not_modified := unchanged(request, version):
             return not_modified
+        may_cancel = latest is not None and rounds.may_cancel(request.user, latest)
         response = render(
             request,
             "calibration/calibration.html#round-progress",
@@ -47,6 +47,16 @@ def calibration_page(request: HttpRequest) -> HttpResponse:
         )
         going = latest is not None and latest.finished_at is None
         return poll_answer(response, still_polling=going, version=version)
+    return _page(request, profile, CalibrationForm(profile=profile))
+
+
+def _page(
+    request: HttpRequest,
+    profile: SiteProfile,
+    form: CalibrationForm,
+    cost: plans.Plan | None = None,
+) -> HttpResponse:
+    latest = profile.calibrations.select_related("started_by").first()
     measured = rounds.measured_table(profile)
     published = {
         (ref.exercise_id, ref.target_id, ref.metric): ref
@@ -54,11 +64,12 @@ def calibration_page(request: HttpRequest) -> HttpResponse:
     }
     ctx = {
         "profile": profile,
-        "now": now,
+        "now": rounds.progress(latest) if latest else None,
         "may_calibrate": rounds.may_calibrate(request.user),
-        "may_cancel": may_cancel,
+        "may_cancel": latest is not None and rounds.may_cancel(request.user, latest),
         "account": ClusterAccount.objects.filter(user=request.user).first(),
-        "repeat_choices": REPEAT_CHOICES,
+        "form": form,
+        "cost": cost,
         "rows": [(m, published.get((m.exercise_id, m.target_id, m.metric))) for m in measured],
         "bandwidth": {Metric.WRITE, Metric.READ},
     }
@@ -68,16 +79,25 @@ def calibration_page(request: HttpRequest) -> HttpResponse:
 @require_POST
 @only_if(rounds.may_calibrate, MAY_NOT_START)
 def calibration_start(request: HttpRequest) -> HttpResponse:
-    try:
-        repeat = int(request.POST.get("repeat", ""))
-    except ValueError:
-        repeat = 0
-    if repeat not in REPEAT_CHOICES:
-        messages.error(request, "Choose how often each run repeats: 1, 3 or 5 times.")
-        return redirect("calibration:calibration")
+    """Twice: first the choices come back with what they cost (no job starts), then
+    the confirmation's button starts them."""
     profile = active_profile()
+    form = CalibrationForm(request.POST, profile=profile)
+    if not form.is_valid():
+        messages.error(request, form.first_error())
+        return redirect("calibration:calibration")
+    exercises, targets = form.chosen_exercises(), form.chosen_targets()
+    if not form.cleaned_data["confirmed"]:
+        cost = plans.plan(exercises, targets, form.cleaned_data["repeat"])
+        return _page(request, profile, form, cost)
     try:
-        started = rounds.start_round(request.user, profile, repeat=repeat)
+        started = rounds.start_round(
+            request.user,
+            profile,
+            repeat=form.cleaned_data["repeat"],
+            exercise_keys=[e.key for e in exercises],
+            target_keys=[t.key for t in targets],
+        )
     except rounds.CalibrationRefused as refused:
         messages.error(request, str(refused))
         return redirect("calibration:calibration")

@@ -15,6 +15,19 @@ from jobs.models import BenchmarkRun, RunResult, RunStatus
 pytestmark = pytest.mark.django_db
 
 
+def start(client, profile, repeat: str, confirmed: bool = True, **choices: list[str]):
+    """The calibration form sent back, every exercise and target of `profile` checked
+    unless `choices` say which; `confirmed`: the confirmation's button."""
+    data = {
+        "exercises": choices.get("exercises", [e.key for e in profile.exercises.all()]),
+        "targets": choices.get("targets", [t.key for t in profile.targets.all()]),
+        "repeat": repeat,
+    }
+    if confirmed:
+        data["confirmed"] = "on"
+    return client.post("/lab/calibration/start", data, follow=True)
+
+
 @pytest.fixture
 def people(make_user) -> dict:
     teach = Permission.objects.get(codename="teach_course")
@@ -44,13 +57,16 @@ def test_only_staff_and_whom_they_let_start_a_round(client, dev_profile, people,
     client.force_login(people[who])
 
     page = client.get("/lab/calibration/")
-    start = client.post("/lab/calibration/start", {"repeat": "1"})
+    started = client.post(
+        "/lab/calibration/start",
+        {"exercises": ["1a"], "targets": ["home"], "repeat": "1", "confirmed": "on"},
+    )
 
     assert page.status_code == (200 if sees else 403)
     if sees:
         assert "Calibration: Dev" in page.content.decode()
         assert ('action="/lab/calibration/start"' in page.content.decode()) == starts
-    assert start.status_code == (302 if starts else 403)
+    assert started.status_code == (302 if starts else 403)
     assert Calibration.objects.count() == (1 if starts else 0)
 
 
@@ -94,7 +110,7 @@ def test_the_navigation_links_it_for_staff_only(client, dev_profile, people) -> 
 def test_starting_shows_the_round_going_and_polls_it(client, dev_profile, people) -> None:
     client.force_login(people["calibrating instructor"])
 
-    page = client.post("/lab/calibration/start", {"repeat": "3"}, follow=True).content.decode()
+    page = start(client, dev_profile, "3").content.decode()
 
     round_ = Calibration.objects.get()
     total = dev_profile.exercises.count() * dev_profile.targets.count() * 3
@@ -124,10 +140,10 @@ def test_starting_shows_the_round_going_and_polls_it(client, dev_profile, people
 
 def test_a_second_round_and_a_bad_repeat_are_refused_with_a_reason(client, dev_profile, people):
     client.force_login(people["staff"])
-    client.post("/lab/calibration/start", {"repeat": "1"})
+    start(client, dev_profile, "1")
 
-    again = client.post("/lab/calibration/start", {"repeat": "1"}, follow=True).content.decode()
-    odd = client.post("/lab/calibration/start", {"repeat": "7"}, follow=True).content.decode()
+    again = start(client, dev_profile, "1").content.decode()
+    odd = start(client, dev_profile, "7").content.decode()
 
     assert "is still going" in again
     assert "Choose how often each run repeats: 1, 3 or 5 times." in odd
@@ -138,9 +154,9 @@ def test_without_a_cluster_account_the_page_says_what_to_do(client, dev_profile,
     client.force_login(make_user(staff=True))
 
     page = client.get("/lab/calibration/").content.decode()
-    refused = client.post("/lab/calibration/start", {"repeat": "1"}, follow=True)
+    refused = start(client, dev_profile, "1")
 
-    assert "Your login has no cluster account" in page and "Calibrate</button>" not in page
+    assert "Your login has no cluster account" in page and "See what it costs" not in page
     assert "has no cluster account" in refused.content.decode()
     assert not Calibration.objects.exists()
 
@@ -215,3 +231,61 @@ def test_a_calibrations_runs_are_not_the_starters_own_runs(client, dev_profile, 
     assert str(run.key) not in lab and "No runs yet" in lab
     assert "1024.0 (" not in lab and "1024.0 (" not in target
     assert "of 4 targets" in client.get("/lab/").content.decode()
+
+
+def earlier_run(profile, user, exercise_key: str, target_key: str, seconds: int) -> None:
+    ended = timezone.now()
+    BenchmarkRun.objects.create(
+        user=user, cluster_username="sl-x", target=profile.targets.get(key=target_key),
+        exercise=profile.exercises.get(key=exercise_key), target_directory="/x",
+        workload={}, time_limit_minutes=10, result_token_hash="x", status=RunStatus.COMPLETED,
+        started_at=ended - timezone.timedelta(seconds=seconds), ended_at=ended,
+    )  # fmt: skip
+
+
+def test_the_choice_comes_back_with_its_cost_and_nothing_starts(
+    client, dev_profile, people, settings
+) -> None:
+    """1a ran here on $HOME, in 50 and 70 s: 60 s there, and on $TMPDIR, where it never
+    ran. 2a never ran: its 2 s and a start-up, 22 s. With a sync cycle of 2 s each,
+    three runs of each of the four pairs, two at a time: (62 + 62 + 24 + 24) × 3 / 2 =
+    258 s, about 5 min."""
+    settings.CALIBRATION_PARALLEL = 2
+    settings.SYNC_INTERVAL_SECONDS = 2
+    for seconds in (50, 70):
+        earlier_run(dev_profile, people["trainee"], "1a", "home", seconds)
+    client.force_login(people["staff"])
+
+    page = start(
+        client, dev_profile, "3", confirmed=False, exercises=["1a", "2a"], targets=["home", "tmp"]
+    ).content.decode()
+
+    limit = dev_profile.exercises.get(key="1a").time_limit_minutes  # 2a's too
+    assert "<strong>12 jobs</strong>: 2 exercises × 2 targets × 3, 2 at a time" in page
+    assert f"About <strong>5 min</strong>, at most {12 * limit // 2} min" in page
+    assert "3 of these pairs never ran here before" in page
+    assert "Start 12 jobs</button>" in page
+    assert not Calibration.objects.exists()
+
+
+def test_the_confirmation_starts_exactly_the_chosen_exercises_and_targets(
+    client, dev_profile, people
+) -> None:
+    client.force_login(people["staff"])
+
+    page = start(client, dev_profile, "1", exercises=["1a", "2a"], targets=["tmp"])
+
+    round_ = Calibration.objects.get()
+    assert (round_.exercise_keys, round_.target_keys, round_.repeat) == (["1a", "2a"], ["tmp"], 1)
+    assert "Calibration started: 2 runs" in page.content.decode()
+
+
+def test_a_choice_without_an_exercise_says_so_and_starts_nothing(
+    client, dev_profile, people
+) -> None:
+    client.force_login(people["staff"])
+
+    page = start(client, dev_profile, "1", exercises=[]).content.decode()
+
+    assert "Choose at least one exercise to calibrate." in page
+    assert not Calibration.objects.exists()
