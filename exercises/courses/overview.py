@@ -39,6 +39,7 @@ class Participant:
     cluster_username: str | None
     cancel_url: str
     reset_url: str
+    remove_url: str
 
 
 @dataclass
@@ -78,7 +79,9 @@ PARTICIPANT_ROW = (
     '<button type="submit" form="participant-actions" formaction="{cancel}" class="link">'
     "cancel runs</button> "
     '<button type="submit" form="participant-actions" formaction="{reset}" class="link">'
-    "reset</button></td></tr>\n"
+    "reset…</button> "
+    '<button type="submit" form="participant-actions" formaction="{remove}" class="link">'
+    "remove…</button></td></tr>\n"
 )
 
 
@@ -100,6 +103,7 @@ def rows_html(
             cells="".join(cells.get((p.user_id, *cell), NO_RUN).__html__() for cell in keys),
             cancel=html.escape(p.cancel_url),
             reset=html.escape(p.reset_url),
+            remove=html.escape(p.remove_url),
         )
         for p in participants
     )
@@ -189,7 +193,7 @@ def grid(
     columns = [(e, t) for e in exercises for t in targets]
     urls = {
         action: reverse(f"courses:participant-{action}", args=[course.pk, 0])
-        for action in ("cancel", "reset")
+        for action in ("cancel", "reset", "remove")
     }
     slot = "/participants/0/"
     participants = [

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from exercises.courses import views
+from exercises.courses import changes, views
 
 app_name = "courses"
 urlpatterns = [
@@ -17,11 +17,21 @@ urlpatterns = [
     *[
         path(
             f"courses/<int:pk>/participants/<int:user_id>/{action}",
-            views.participant_action,
+            changes.participant_action,
             {"action": action},
             name=f"participant-{action}",
         )
-        for action in ("cancel", "reset")
+        for action in ("cancel", "reset", "remove")
+    ],
+    path("courses/<int:pk>/undo", changes.course_undo, name="course-undo"),
+    *[
+        path(
+            f"courses/<int:pk>/{change}",
+            changes.course_change,
+            {"change": change},
+            name=f"course-{change}",
+        )
+        for change in ("close", "reopen", "join-code")
     ],
     *[
         path(

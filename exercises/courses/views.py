@@ -12,12 +12,11 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
 from exercises.catalogue.profiles import active_profile
-from exercises.courses import access, overview
+from exercises.courses import access, changes, overview
 from exercises.courses.forms import CourseForm, JoinCourseForm
 from exercises.courses.models import Course, Enrollment
 from jobs.engines.base import RATE_FIELDS, plausible, plausible_rate
 from jobs.models import BenchmarkRun, RunResult
-from jobs.submission import cancel_all
 from portal import units
 from portal.models import ClusterAccount
 from portal.permissions import only_if
@@ -127,6 +126,7 @@ def course_overview(request: HttpRequest, pk: int) -> HttpResponse:
         "charts": [overview.class_chart(course, e, class_table) for e in exercises],
         "polling": course.is_open,
         "version": version,
+        "undo": changes.undoable(request, course),
     }
     if request.htmx:
         response = render(request, "courses/course_overview.html#class-grid", ctx)
@@ -141,26 +141,6 @@ def course_discussion(request: HttpRequest, pk: int, key: str) -> HttpResponse:
     chart = overview.class_chart(course, exercise, overview.class_figures(course))
     ctx = {"course": course, "exercise": exercise, "chart": chart}
     return render(request, "courses/course_discussion.html", ctx)
-
-
-@require_POST
-@login_required
-def participant_action(request: HttpRequest, pk: int, user_id: int, action: str) -> HttpResponse:
-    """Cancel a trainee's unfinished runs, or reset them: cancel, and take every run
-    of theirs out of the course (the runs themselves stay in their history)."""
-    course = access.course_for_instructor(request.user, pk)
-    enrollment = get_object_or_404(course.enrollments.select_related("user"), user_id=user_id)
-    runs = BenchmarkRun.objects.filter(course=course, user=enrollment.user)
-    failed = cancel_all(runs)
-    if action == "reset":
-        runs.update(course=None)
-    name = enrollment.user.get_username()
-    if failed:
-        messages.error(request, f"Slurm could not cancel {failed} run(s) of {name}; try again.")
-    else:
-        done = "reset" if action == "reset" else "cancelled"
-        messages.info(request, f"{name}'s runs in this course are {done}.")
-    return redirect("courses:course-overview", pk=course.pk)
 
 
 EXPORT_FIELDS = [

@@ -9,71 +9,16 @@ import time
 from datetime import timedelta
 
 import pytest
-from django.contrib.auth.models import Permission
 from django.test import Client
 from django.utils import timezone
 from django.utils.html import escape
 
 from exercises.courses.models import Course, Enrollment
 from jobs.models import BenchmarkRun, RunResult, RunStatus
+from tests.courses import add_run, make_course
 from tests.htmx import poll_headers
-from tests.runs import make_run
 
 pytestmark = pytest.mark.django_db
-
-
-def teacher(make_user):
-    user = make_user("sl-instructor9")
-    user.user_permissions.add(Permission.objects.get(codename="teach_course"))
-    return user
-
-
-@pytest.fixture
-def people(dev_profile, make_user):
-    inst_a, inst_b = teacher(make_user), make_user()
-    inst_b.user_permissions.add(Permission.objects.get(codename="teach_course"))
-    people = {
-        "instructor": inst_a,
-        "other instructor": inst_b,
-        "trainee": make_user("sl-trainee5"),
-        "classmate": make_user("sl-trainee6"),
-        "outsider": make_user("sl-trainee7"),
-        "staff": make_user(staff=True),
-    }
-    course = make_course(dev_profile, inst_a, "Storage 101")
-    make_course(dev_profile, inst_b, "Another course")
-    for who in ("trainee", "classmate"):
-        Enrollment.objects.create(course=course, user=people[who])
-    for who, mib in (("trainee", 100), ("classmate", 120)):
-        add_run(course, people[who], "1a", "tmp", mib)
-    people["course"] = course
-    return people
-
-
-def make_course(profile, instructor, title: str) -> Course:
-    course = Course.objects.create(title=title, profile=profile)
-    course.instructors.add(instructor)
-    course.exercises.set(profile.exercises.filter(key__in=["1a", "2a"]))
-    course.targets.set(profile.targets.filter(key__in=["scratch", "tmp"]))
-    return course
-
-
-def add_run(course, user, exercise, target, mib_s, status=RunStatus.COMPLETED) -> BenchmarkRun:
-    exercise = course.exercises.get(key=exercise)
-    run = make_run(
-        user.cluster_account,
-        course.targets.get(key=target),
-        exercise=exercise,
-        course=course,
-        workload=exercise.workload.model_dump(mode="json"),
-        status=status,
-        slurm_job_id=4242,
-    )
-    if mib_s:
-        RunResult.objects.create(
-            run=run, engine="fio", processes=1, write_bytes_per_s=mib_s * 2**20
-        )
-    return run
 
 
 VIEWS = {
@@ -119,7 +64,9 @@ def test_who_may_cancel_or_reset_a_trainees_runs(client, people, who, allowed, a
     course, trainee = people["course"], people["trainee"]
     client.force_login(people[who])
 
-    response = client.post(f"/courses/{course.pk}/participants/{trainee.pk}/{action}")
+    response = client.post(
+        f"/courses/{course.pk}/participants/{trainee.pk}/{action}", {"confirmed": "yes"}
+    )
 
     assert response.status_code == (302 if allowed else 404)
     still_in_course = BenchmarkRun.objects.filter(course=course, user=trainee).exists()

@@ -1,0 +1,123 @@
+"""What an instructor changes on a running course: a reset or a removal asks first
+and can be undone for 10 minutes; the course closes and opens again; a new join code
+replaces the old one."""
+
+import pytest
+
+from exercises.courses import changes
+from exercises.courses.models import Course, Enrollment
+from jobs.models import BenchmarkRun
+
+pytestmark = pytest.mark.django_db
+
+
+def in_course(course, user) -> int:
+    return BenchmarkRun.objects.filter(course=course, user=user).count()
+
+
+@pytest.mark.parametrize("action", ["reset", "remove"])
+def test_a_reset_or_a_removal_asks_first_and_changes_nothing_until_confirmed(
+    client, people, action
+) -> None:
+    course, trainee = people["course"], people["trainee"]
+    client.force_login(people["instructor"])
+
+    asked = client.post(f"/courses/{course.pk}/participants/{trainee.pk}/{action}")
+
+    page = asked.content.decode()
+    assert asked.status_code == 200 and "leaves the grid and the class's figures" in page
+    assert "You can undo it from the course's page for 10 minutes." in page
+    assert in_course(course, trainee) == 1
+    assert Enrollment.objects.filter(course=course, user=trainee).exists()
+
+
+def test_a_reset_takes_the_runs_out_and_undo_puts_them_back(client, people) -> None:
+    course, trainee = people["course"], people["trainee"]
+    client.force_login(people["instructor"])
+    url = f"/courses/{course.pk}/participants/{trainee.pk}/reset"
+
+    done = client.post(url, {"confirmed": "yes"}, follow=True).content.decode()
+
+    assert in_course(course, trainee) == 0
+    assert f"{trainee.username} is reset: 1 run(s) left the course&#x27;s figures." in done
+    assert 'id="undo"' in done and "runs were reset (1 run)" in done
+    back = client.post(f"/courses/{course.pk}/undo", follow=True).content.decode()
+    assert in_course(course, trainee) == 1
+    assert f"Undone: {trainee.username} and 1 run(s) are back in the course." in back
+    assert 'id="undo"' not in back  # once
+    assert (
+        "Nothing to undo" in client.post(f"/courses/{course.pk}/undo", follow=True).content.decode()
+    )
+
+
+def test_a_removal_takes_the_trainee_out_and_undo_enrols_them_again(client, people) -> None:
+    course, trainee = people["course"], people["trainee"]
+    client.force_login(people["instructor"])
+
+    client.post(f"/courses/{course.pk}/participants/{trainee.pk}/remove", {"confirmed": "yes"})
+
+    assert not Enrollment.objects.filter(course=course, user=trainee).exists()
+    assert in_course(course, trainee) == 0
+    assert BenchmarkRun.objects.filter(user=trainee).count() == 1  # in their own lab still
+    client.post(f"/courses/{course.pk}/undo")
+    assert Enrollment.objects.filter(course=course, user=trainee).exists()
+    assert in_course(course, trainee) == 1
+
+
+def test_an_undo_after_ten_minutes_puts_nothing_back(client, people, monkeypatch) -> None:
+    course, trainee = people["course"], people["trainee"]
+    client.force_login(people["instructor"])
+    client.post(f"/courses/{course.pk}/participants/{trainee.pk}/reset", {"confirmed": "yes"})
+    monkeypatch.setattr(changes, "UNDO_SECONDS", -1)  # as if its time had gone by
+
+    page = client.post(f"/courses/{course.pk}/undo", follow=True).content.decode()
+
+    assert "Nothing to undo: a reset or a removal is undone within 10 min." in page
+    assert in_course(course, trainee) == 0
+
+
+def test_another_instructor_can_neither_reset_nor_undo(client, people) -> None:
+    course, trainee = people["course"], people["trainee"]
+    client.force_login(people["instructor"])
+    client.post(f"/courses/{course.pk}/participants/{trainee.pk}/reset", {"confirmed": "yes"})
+    client.force_login(people["other instructor"])
+
+    assert client.post(f"/courses/{course.pk}/undo").status_code == 404
+    assert in_course(course, trainee) == 0
+
+
+def test_a_closed_course_takes_no_run_and_no_one_joins_until_it_opens_again(client, people) -> None:
+    course = people["course"]
+    client.force_login(people["instructor"])
+
+    client.post(f"/courses/{course.pk}/close")
+
+    course.refresh_from_db()
+    assert not course.is_open
+    client.force_login(people["outsider"])
+    joined = client.post("/courses/join", {"join_code": course.join_code}, follow=True)
+    assert "is not open for joining now" in joined.content.decode()
+    client.force_login(people["trainee"])
+    client.post("/lab/1a/runs", {"targets": ["tmp"], "repeat": "1"})
+    newest = BenchmarkRun.objects.filter(user=people["trainee"]).order_by("-created_at").first()
+    assert newest.course is None  # ran, but counts for no closed course
+
+    client.force_login(people["instructor"])
+    client.post(f"/courses/{course.pk}/reopen")
+    course.refresh_from_db()
+    assert course.is_open
+
+
+def test_a_new_join_code_replaces_the_old_one(client, people) -> None:
+    course = people["course"]
+    old = course.join_code
+    client.force_login(people["instructor"])
+
+    page = client.post(f"/courses/{course.pk}/join-code", follow=True).content.decode()
+
+    course.refresh_from_db()
+    assert course.join_code != old and f"The new join code is {course.join_code}" in page
+    client.force_login(people["outsider"])
+    joined = client.post("/courses/join", {"join_code": old}, follow=True).content.decode()
+    assert "No course has that join code" in joined
+    assert not Course.objects.filter(join_code=old).exists()
