@@ -77,24 +77,27 @@ def test_a_missing_directory_is_unknown_not_empty(account, dev_profile) -> None:
 
 
 @pytest.mark.django_db(transaction=True)
-def test_after_a_real_benchmark_job_the_collector_shows_its_output_file(
+def test_a_real_benchmark_job_leaves_nothing_on_the_users_quota(
     live_portal, sync_loop, dev_profile, trainee
 ) -> None:
+    """The job removes its run directory (the 64 MiB fio wrote) and, once the portal
+    has its output, its Slurm output file: the collector counts nothing afterwards."""
     scratch = dev_profile.targets.get(key="scratch")
+    directory = DISK_ROOT / "scratch" / trainee.username
+    (directory / "notes.txt").write_text("a file of the user's own\n")
     collect_all(dev_profile, [trainee], target_key="scratch")
-    assert quota_of(trainee, "scratch").bytes_used == 0  # a fresh account: nothing yet
+    before = quota_of(trainee, "scratch")
+    assert before.files_used == 1 and before.bytes_used > 0
     exercise = dev_profile.exercises.get(key="1a")
     run = start_run(trainee, scratch, exercise.workload, time_limit_minutes=2)
 
     (run,) = follow(run)
     collect_all(dev_profile, [trainee], target_key="scratch")
 
-    assert run.status == "completed"
-    # The job removes its run directory (the 16 MiB fio wrote); Slurm's output file stays.
-    left = list((DISK_ROOT / "scratch" / trainee.username).iterdir())
-    assert [p.name for p in left] == [f"{run.job_name}-{run.slurm_job_id}.out"]
-    quota = quota_of(trainee, "scratch")
-    assert quota.files_used == 1 and quota.bytes_used >= left[0].stat().st_size > 0
+    assert run.status == "completed" and run.result_received_at is not None
+    assert [p.name for p in directory.iterdir()] == ["notes.txt"]
+    after = quota_of(trainee, "scratch")
+    assert (after.files_used, after.bytes_used) == (before.files_used, before.bytes_used)
 
 
 @pytest.mark.django_db(transaction=True)
