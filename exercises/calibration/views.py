@@ -32,9 +32,9 @@ MAY_NOT_START = (
 @only_if(access.can_teach, REFUSED)
 def calibration_page(request: HttpRequest) -> HttpResponse:
     profile = active_profile()
-    latest = profile.calibrations.select_related("started_by").first()
     if request.htmx:
         # The round's progress, polled every 2 s while it goes.
+        latest = profile.calibrations.select_related("started_by").first()
         now = rounds.progress(latest) if latest else None
         version = now.version if now else None
         if not_modified := unchanged(request, version):

@@ -20,7 +20,8 @@ from exercises.courses.models import Course, Enrollment, new_join_code
 from jobs.models import BenchmarkRun
 from jobs.submission import cancel_all
 
-UNDO_SECONDS = 600
+UNDO_MINUTES = 10
+UNDO_SECONDS = UNDO_MINUTES * 60
 UNDO_SALT = "courses.changes.undo"
 ASKS_FIRST = ("reset", "remove")
 
@@ -40,7 +41,13 @@ def participant_action(request: HttpRequest, pk: int, user_id: int, action: str)
     name = enrollment.user.get_username()
     runs = BenchmarkRun.objects.filter(course=course, user=enrollment.user)
     if action in ASKS_FIRST and request.POST.get("confirmed") != "yes":
-        ctx = {"course": course, "name": name, "action": action, "runs": runs.count()}
+        ctx = {
+            "course": course,
+            "name": name,
+            "action": action,
+            "runs": runs.count(),
+            "undo_minutes": UNDO_MINUTES,
+        }
         return render(request, "courses/participant_confirm.html", ctx)
     failed = cancel_all(runs)
     if failed:
@@ -67,7 +74,8 @@ def undoable(request: HttpRequest, course: Course) -> dict | None:
     if token is None:
         return None
     try:
-        return signing.loads(token, salt=UNDO_SALT, max_age=UNDO_SECONDS)
+        done = signing.loads(token, salt=UNDO_SALT, max_age=UNDO_SECONDS)
+        return done | {"minutes": UNDO_MINUTES}
     except signing.BadSignature:  # expired too
         request.session.pop(_undo_key(course), None)
         return None
@@ -82,7 +90,10 @@ def course_undo(request: HttpRequest, pk: int) -> HttpResponse:
     done = undoable(request, course)
     request.session.pop(_undo_key(course), None)
     if done is None:
-        messages.error(request, "Nothing to undo: a reset or a removal is undone within 10 min.")
+        messages.error(
+            request,
+            f"Nothing to undo: a reset or a removal is undone within {UNDO_MINUTES} min.",
+        )
         return redirect("courses:course-overview", pk=course.pk)
     with transaction.atomic():
         if done["action"] == "remove":

@@ -126,11 +126,12 @@ def course_overview(request: HttpRequest, pk: int) -> HttpResponse:
         "charts": [overview.class_chart(course, e, class_table) for e in exercises],
         "polling": course.is_open,
         "version": version,
-        "undo": changes.undoable(request, course),
     }
     if request.htmx:
         response = render(request, "courses/course_overview.html#class-grid", ctx)
         return poll_answer(response, still_polling=course.is_open, version=version)
+    # The polled grid has no Undo: only the whole page reads (and may drop) it.
+    ctx["undo"] = changes.undoable(request, course)
     return render(request, "courses/course_overview.html", ctx)
 
 

@@ -22,7 +22,6 @@ import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from functools import partial
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
@@ -119,8 +118,9 @@ def _run(argv: list[str], name: str, timeout: float) -> subprocess.CompletedProc
         raise Hung(f"{name} gave no answer within {timeout:g} s{left}", name) from None
     except OSError as e:
         raise CollectError(f"{name} could not be run: {e.strerror}") from None
-    text = partial(str, encoding="utf-8", errors="replace")
-    return subprocess.CompletedProcess(argv, code, text(out), text(err))
+    return subprocess.CompletedProcess(
+        argv, code, out.decode(errors="replace"), err.decode(errors="replace")
+    )
 
 
 def run_tool(argv: list[str], timeout: float) -> str:
