@@ -12,6 +12,10 @@ the rate limit. Once there is nothing left to follow, the last answer is shown a
 stops the polling (HTMX's status 286).
 """
 
+import hashlib
+import re
+
+from django.core.cache import cache
 from django.http import HttpRequest, HttpResponse, HttpResponseNotModified
 from django_htmx.http import HttpResponseStopPolling
 
@@ -38,3 +42,46 @@ def poll_answer(
         response["ETag"] = f'"{version}"'
         response["Cache-Control"] = "private, no-cache"
     return response
+
+
+# A fragment made of pieces (the class grid's rows, its counts, its figures): a poll
+# that is not a 304 sends only the pieces whose markup changed since the version the
+# poller holds. Which markup that version had is remembered in the cache by a digest
+# of that markup, so every poller that holds it gets the same answer, whichever web
+# worker answers; forgotten (after PIECES_SECONDS, or a cache flush), everything is
+# sent again.
+PIECES_SECONDS = 15 * 60
+
+
+def _digest(markup: str) -> str:
+    return hashlib.blake2b(markup.encode(), digest_size=8).hexdigest()
+
+
+def held_version(request: HttpRequest) -> tuple[str, str]:
+    """The (stamp, content digest) of the version the poller holds, or ("", "")."""
+    held = request.headers.get("If-None-Match", "").strip('"')
+    stamp, _, content = held.partition("/")
+    return stamp, content
+
+
+def changed_pieces(
+    scope: str, held_content: str, pieces: dict[str, str]
+) -> tuple[str, dict[str, str] | None, set[str]]:
+    """The digest of `pieces` (piece id -> markup), the pieces the poller lacks (None:
+    it may hold anything, send them all) and the ids of the pieces it holds."""
+    digests = {key: _digest(markup) for key, markup in pieces.items()}
+    content = _digest("".join(f"{k}={d};" for k, d in sorted(digests.items())))
+    cache.set(f"pieces:{scope}:{content}", digests, PIECES_SECONDS)
+    held = cache.get(f"pieces:{scope}:{held_content}") if held_content else None
+    if held is None:
+        return content, None, set()
+    fresh = {key: pieces[key] for key, d in digests.items() if held.get(key) != d}
+    return content, fresh, set(held)
+
+
+def oob(markup: str) -> str:
+    """The markup as an out-of-band swap of the element it is, found by its id."""
+    return OPENING_TAG.sub(r'<\1 hx-swap-oob="true"', markup, count=1)
+
+
+OPENING_TAG = re.compile(r"^\s*<(\w+)")

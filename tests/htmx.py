@@ -10,3 +10,10 @@ def poll_headers(fragment: str) -> dict[str, str]:
     found = re.search(r'hx-headers="([^"]*)"', fragment)
     assert found, "the polled fragment names no version"
     return json.loads(html.unescape(found[1]))
+
+
+def poll_url(fragment: str) -> str:
+    """Where the fragment's polling element sends its polls (its hx-get)."""
+    found = re.search(r'hx-get="([^"]*)"[^>]*hx-trigger="every', fragment)
+    assert found, "nothing in the fragment polls"
+    return html.unescape(found[1])

@@ -125,7 +125,7 @@ def course_change(request: HttpRequest, pk: int, change: str) -> HttpResponse:
                 break
         said = f"The new join code is {course.join_code}; the old one joins nobody."
     try:
-        course.save(update_fields=["closes_at", "opens_at", "join_code"])
+        course.save(update_fields=["closes_at", "opens_at", "join_code", "changed_at"])
     except IntegrityError:
         messages.error(request, "That join code was just taken: ask for a new one again.")
         return redirect("courses:course-overview", pk=course.pk)

@@ -32,6 +32,9 @@ class Course(models.Model):
         default=4, help_text="Runs one trainee may have going at once in this course"
     )
     created_at = models.DateTimeField(default=timezone.now)
+    # Any change of the course itself (an edit, closed, opened, a new code): an open
+    # overview then reloads, as its columns or buttons may have changed.
+    changed_at = models.DateTimeField(auto_now=True)
 
     class Meta:
         db_table = "exercises_course"  # made before the split (migrations)

@@ -9,6 +9,12 @@ urlpatterns = [
     path("courses/new", views.course_create, name="course-create"),
     path("courses/<int:pk>/", views.course_detail, name="course-detail"),
     path("courses/<int:pk>/overview", views.course_overview, name="course-overview"),
+    path("courses/<int:pk>/edit", views.course_edit, name="course-edit"),
+    path(
+        "courses/<int:pk>/participants/<int:user_id>/",
+        views.participant_detail,
+        name="participant",
+    ),
     path(
         "courses/<int:pk>/discussion/<slug:key>",
         views.course_discussion,

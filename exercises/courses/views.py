@@ -7,12 +7,21 @@ import math
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.db import transaction
-from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.http import (
+    Http404,
+    HttpRequest,
+    HttpResponse,
+    HttpResponseNotModified,
+    JsonResponse,
+)
 from django.shortcuts import get_object_or_404, redirect, render
+from django.template.loader import render_to_string
+from django.utils import timezone
+from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_POST
 
 from exercises.catalogue.profiles import active_profile
-from exercises.courses import access, changes, overview
+from exercises.courses import access, changes, grid, overview
 from exercises.courses.forms import CourseForm, JoinCourseForm
 from exercises.courses.models import Course, Enrollment
 from jobs.engines.base import RATE_FIELDS, plausible, plausible_rate
@@ -20,7 +29,7 @@ from jobs.models import BenchmarkRun, RunResult
 from portal import units
 from portal.models import ClusterAccount
 from portal.permissions import only_if
-from portal.polling import poll_answer, unchanged
+from portal.polling import changed_pieces, held_version, oob, poll_answer, unchanged
 
 
 @login_required
@@ -84,6 +93,49 @@ def course_create(request: HttpRequest) -> HttpResponse:
 
 
 @login_required
+def course_edit(request: HttpRequest, pk: int) -> HttpResponse:
+    """Title, closing time, cap and the exercises and targets of a running course.
+    Runs of an exercise or target taken out stay in the course and come back with it."""
+    course = access.course_for_instructor(request.user, pk)
+    initial = {
+        "title": course.title,
+        "closes_at": course.closes_at,
+        "max_active_runs": course.max_active_runs,
+        "exercises": list(course.exercises.values_list("key", flat=True)),
+        "targets": list(course.targets.values_list("key", flat=True)),
+    }
+    form = CourseForm(request.POST or None, initial=initial, profile=course.profile)
+    if request.method == "POST" and form.is_valid():
+        with transaction.atomic():
+            for name in ("title", "closes_at", "max_active_runs"):
+                setattr(course, name, form.cleaned_data[name])
+            course.save(update_fields=["title", "closes_at", "max_active_runs", "changed_at"])
+            chosen = form.cleaned_data
+            course.exercises.set(course.profile.exercises.filter(key__in=chosen["exercises"]))
+            course.targets.set(course.profile.targets.filter(key__in=chosen["targets"]))
+        messages.info(request, f"{course.title} is saved.")
+        return redirect("courses:course-overview", pk=course.pk)
+    ctx = {"form": form, "course": course}
+    return render(request, "courses/course_form.html", ctx, status=400 if form.is_bound else 200)
+
+
+@login_required
+def participant_detail(request: HttpRequest, pk: int, user_id: int) -> HttpResponse:
+    """One trainee of the course, for their instructor: their runs in it (with why a
+    run failed) and what the instructor may do: cancel, reset, remove."""
+    course = access.course_for_instructor(request.user, pk)
+    enrollment = get_object_or_404(course.enrollments.select_related("user"), user_id=user_id)
+    runs = (
+        BenchmarkRun.objects.filter(course=course, user_id=user_id)
+        .select_related("exercise", "target", "result")
+        .defer("job_script", "workload", "raw_output")
+        .order_by("-created_at")
+    )
+    ctx = {"course": course, "enrollment": enrollment, "runs": runs}
+    return render(request, "courses/participant_detail.html", ctx)
+
+
+@login_required
 def course_detail(request: HttpRequest, pk: int) -> HttpResponse:
     """The trainee's checklist, and the class's figures without names."""
     course = access.course_for_trainee(request.user, pk)
@@ -104,43 +156,172 @@ def course_detail(request: HttpRequest, pk: int) -> HttpResponse:
     return render(request, "courses/course_detail.html", ctx)
 
 
+# "All exercises at once" is offered to classes this small: beyond, a grid of every
+# exercise and target is too wide to read and too heavy to poll.
+ALL_AT_ONCE_MAX_TRAINEES = 30
+HELP_TITLES = {
+    "failed": "A run failed",
+    "waiting": f"Waiting over {grid.WAITING_HELP_MINUTES} minutes",
+    "idle": f"No run {grid.IDLE_HELP_MINUTES} minutes after joining",
+}
+
+
+def _overview_stamp(course: Course, runs_version: str | None, chosen: str) -> str | None:
+    """What the overview shows depends on: the course itself (first: a change of it
+    reloads the page), its runs and participants, the clock's minute (the "needs
+    help" list ages) and the exercise shown. None for a closed course: not polled."""
+    if runs_version is None:
+        return None
+    minute = int(timezone.now().timestamp() // 60)
+    return f"{course.changed_at.timestamp():.6f}-{runs_version}-{minute}-{chosen}"
+
+
 @login_required
 def course_overview(request: HttpRequest, pk: int) -> HttpResponse:
+    """The instructor's overview: where the class stands on each exercise, who needs
+    help, and the grid and figures of one exercise (or all, for a small class).
+    Polled every 3 s: a poll is a 304 while nothing moved, and otherwise brings only
+    the rows and boxes that changed (portal/polling.py: changed_pieces)."""
     course = access.course_for_instructor(request.user, pk)
-    # Polled every 3 s while the course is open; a closed one is drawn a last time.
-    version = overview.overview_version(course) if course.is_open else None
-    if request.htmx and (not_modified := unchanged(request, version)):
-        return not_modified
-    # The course's exercises, targets and runs, each read once for the grid and the
-    # class's figures: the instructor of a class of 200 polls this every 3 s.
+    asked = request.GET.get("exercise", "")
+    held_stamp, held_content = held_version(request)
+    runs_version = overview.overview_version(course) if course.is_open else None
+    stamp = _overview_stamp(course, runs_version, asked)
+    if request.htmx and stamp and held_stamp == stamp:
+        return HttpResponseNotModified(headers={"ETag": f'"{stamp}/{held_content}"'})
+    if (
+        request.htmx
+        and held_stamp
+        and held_stamp.partition("-")[0] != (stamp or "").partition("-")[0]
+    ):
+        # The course was edited, closed or opened since the page was drawn: draw it again.
+        return HttpResponse(headers={"HX-Refresh": "true"})
+    # The course's exercises, targets and runs, each read once for the grid, the
+    # counts, the list of who needs help and the class's figures.
     exercises = list(course.exercises.select_related("profile"))
     targets = list(course.targets.all())
+    people = grid.trainees(course)
+    allow_all = len(people) <= ALL_AT_ONCE_MAX_TRAINEES
+    keys = [e.key for e in exercises]
+    chosen = asked if asked in keys or (asked == "all" and allow_all) else ""
+    if not chosen:
+        chosen = "all" if allow_all or not keys else keys[0]
+        stamp = _overview_stamp(course, runs_version, chosen)
+    shown = exercises if chosen == "all" else [e for e in exercises if e.key == chosen]
     runs = overview.class_runs(course)
     class_table = overview.class_figures(course, exercises, targets, runs)
-    enrollments, columns, cells = overview.grid(course, exercises, targets, runs, class_table)
+    cells = grid.cells_of(runs)
+    stand = grid.standings(people, exercises, targets, cells)
     ctx = {
         "course": course,
-        "enrollments": enrollments,
-        "columns": columns,
-        "rows": overview.rows_html(enrollments, cells, columns),
-        "charts": [overview.class_chart(course, e, class_table) for e in exercises],
+        "exercises": exercises,
+        "chosen": chosen,
+        "allow_all": allow_all,
+        "trainees": people,
+        "columns": [(e, t) for e in shown for t in targets],
+        "states": grid.STATES,
+        "counts": [
+            (e, [(state, label, counted[state]) for state, label in grid.STATES.items()])
+            for e, counted in grid.counts(exercises, people, stand)
+        ],
+        "help": [
+            (HELP_TITLES[kind], found, total, total - len(found))
+            for kind, (found, total) in grid.needs_help(people, exercises, targets, cells).items()
+        ],
+        "waiting_minutes": grid.WAITING_HELP_MINUTES,
+        "idle_minutes": grid.IDLE_HELP_MINUTES,
+        "charts": [overview.class_chart(course, e, class_table) for e in shown],
         "polling": course.is_open,
-        "version": version,
     }
-    if request.htmx:
-        response = render(request, "courses/course_overview.html#class-grid", ctx)
-        return poll_answer(response, still_polling=course.is_open, version=version)
-    # The polled grid has no Undo: only the whole page reads (and may drop) it.
-    ctx["undo"] = changes.undoable(request, course)
-    return render(request, "courses/course_overview.html", ctx)
+    ctx["help_count"] = sum(total for _, _, total, _ in ctx["help"])
+    rows = _rows(course, people, shown, targets, cells, stand, class_table)
+    pieces = {
+        **rows,
+        **{
+            # No request: the boxes need no context processor (and would cost their queries).
+            f"#{name}": render_to_string(f"courses/course_overview.html#{name}", ctx)
+            for name in ("class-counts", "needs-help", "figures")
+        },
+    }
+    content, fresh, held = changed_pieces(f"overview:{course.pk}", held_content, pieces)
+    ctx["version"] = f"{stamp}/{content}" if stamp else None
+    if not request.htmx:
+        ctx["rows"] = mark_safe("".join(rows.values()))  # noqa: S308 -- built escaped (grid.py)
+        ctx["undo"] = changes.undoable(request, course)  # only the whole page reads (and drops) it
+        return render(request, "courses/course_overview.html", ctx)
+    poll = render_to_string("courses/course_overview.html#overview-poll", ctx, request)
+    response = HttpResponse(poll + _changes_markup(rows, pieces, fresh, held))
+    return poll_answer(response, still_polling=course.is_open, version=ctx["version"])
+
+
+def _rows(course, people, shown, targets, cells, stand, class_table) -> dict[str, str]:
+    """Each trainee's row of the grid (grid.py), by its element id, in joining order."""
+    medians = {cell: f.class_median for cell, f in class_table.items()}
+    columns = [(e.pk, t.pk) for e in shown for t in targets]
+    slot = grid.participant_url(course, 0).replace("/0/", "/{}/")
+    rows = {}
+    for p in people:
+        states = [stand[(p.user_id, e.pk)] for e in shown]
+        state = states[0] if len(states) == 1 else grid.overall(states)
+        markup = [grid.cell_html(cells.get((p.user_id, *c)), medians.get(c)) for c in columns]
+        rows[f"p-{p.user_id}"] = grid.row_html(p, state, markup, slot.format(p.user_id))
+    return rows
+
+
+def _changes_markup(
+    rows: dict[str, str], pieces: dict[str, str], fresh: dict[str, str] | None, held: set[str]
+) -> str:
+    """What a poll swaps in besides its own element (HTMX out-of-band swaps): every
+    row and box when the poller may hold anything; else the rows and boxes that
+    changed, the rows of those who joined (added at the end: the grid is in joining
+    order) and the removal of those who left."""
+    if fresh is None:
+        boxes = [oob(markup) for key, markup in pieces.items() if key.startswith("#")]
+        every_row = f'<tbody id="grid-rows" hx-swap-oob="true">{"".join(rows.values())}</tbody>'
+        return every_row + "".join(boxes)
+    changed = [oob(markup) for key, markup in fresh.items() if key in held]
+    joined = "".join(markup for key, markup in fresh.items() if key not in held)
+    left = [f'<tr id="{key}" hx-swap-oob="delete"></tr>' for key in sorted(held - set(pieces))]
+    added = f'<tbody hx-swap-oob="beforeend:#grid-rows">{joined}</tbody>' if joined else ""
+    return "".join(changed) + added + "".join(left)
+
+
+# The projector refreshes its figures this often (a 304 while no run moved).
+DISCUSSION_REFRESH_SECONDS = 10
 
 
 @login_required
 def course_discussion(request: HttpRequest, pk: int, key: str) -> HttpResponse:
+    """One exercise's class figures and questions, for the projector: it refreshes
+    itself, has a large-type view (?view=large), full screen, and steps to the
+    previous or next exercise of the course."""
     course = access.course_for_instructor(request.user, pk)
-    exercise = get_object_or_404(course.exercises, key=key)
-    chart = overview.class_chart(course, exercise, overview.class_figures(course))
-    ctx = {"course": course, "exercise": exercise, "chart": chart}
+    exercises = list(course.exercises.all())
+    at = next((i for i, e in enumerate(exercises) if e.key == key), None)
+    if at is None:
+        raise Http404("No such exercise in this course.")
+    exercise = exercises[at]
+    version = f"{overview.overview_version(course)}-{key}" if course.is_open else None
+    if request.htmx and (not_modified := unchanged(request, version)):
+        return not_modified
+    large = request.GET.get("view") == "large"
+    ctx = {
+        "course": course,
+        "exercise": exercise,
+        "chart": overview.class_chart(course, exercise, overview.class_figures(course)),
+        "previous": exercises[at - 1] if at > 0 else None,
+        "next": exercises[at + 1] if at + 1 < len(exercises) else None,
+        "position": at + 1,
+        "total": len(exercises),
+        "large": large,
+        "view": "?view=large" if large else "",
+        "polling": course.is_open,
+        "version": version,
+        "refresh_seconds": DISCUSSION_REFRESH_SECONDS,
+    }
+    if request.htmx:
+        response = render(request, "courses/course_discussion.html#discussion-figures", ctx)
+        return poll_answer(response, still_polling=course.is_open, version=version)
     return render(request, "courses/course_discussion.html", ctx)
 
 

@@ -38,7 +38,7 @@ def test_an_instructor_watches_two_trainees_run_a_course(
 
     grid = teacher.locator("#class-grid")
     # Four runs finish; the overview redraws itself, nobody reloads it.
-    expect(grid.locator("td.cell .status.completed")).to_have_count(4, timeout=90_000)
+    expect(grid.locator("td.c.done")).to_have_count(4, timeout=90_000)
     for trainee in trainees:
         expect(grid).to_contain_text(trainee.username)
     # Wait for the chart rather than read it once: a redraw may be under way.

@@ -16,7 +16,6 @@ from django.utils.html import escape
 from exercises.courses.models import Course, Enrollment
 from jobs.models import BenchmarkRun, RunResult, RunStatus
 from tests.courses import add_run, make_course
-from tests.htmx import poll_headers
 
 pytestmark = pytest.mark.django_db
 
@@ -363,35 +362,6 @@ def test_my_panel_takes_in_the_class_results_every_refresh_not_every_move(
     redrawn = client.get("/lab/1a/", headers=HTMX | {"If-None-Match": etag})
     assert redrawn.status_code == 200
     assert "1024.0" in redrawn.content.decode()  # the class median on $SCRATCH
-
-
-def test_an_unchanged_class_grid_is_answered_with_304(client, people) -> None:
-    course, trainee = people["course"], people["trainee"]
-    client.force_login(people["instructor"])
-    url = f"/courses/{course.pk}/overview"
-    etag = client.get(url, headers=HTMX)["ETag"]
-    assert client.get(url, headers=HTMX | {"If-None-Match": etag}).status_code == 304
-
-    run = add_run(course, trainee, "1a", "scratch", None, status=RunStatus.PENDING)
-    moved = client.get(url, headers=HTMX | {"If-None-Match": etag})
-    assert moved.status_code == 200 and "pending" in moved.content.decode()
-    etag = moved["ETag"]
-
-    BenchmarkRun.objects.filter(pk=run.pk).update(course=None)  # as a reset does
-    reset = client.get(url, headers=HTMX | {"If-None-Match": etag})
-    assert reset.status_code == 200 and "pending" not in reset.content.decode()
-
-
-def test_the_class_grid_names_its_version_for_its_polls(client, people) -> None:
-    course, trainee = people["course"], people["trainee"]
-    client.force_login(people["instructor"])
-    url = f"/courses/{course.pk}/overview"
-    page = client.get(url).content.decode()  # the whole page: the grid polls from it
-    headers = HTMX | poll_headers(page)
-
-    assert client.get(url, headers=headers).status_code == 304
-    add_run(course, trainee, "1a", "scratch", None, status=RunStatus.PENDING)
-    assert client.get(url, headers=headers).status_code == 200
 
 
 def strict_json(text: str):
