@@ -4,8 +4,8 @@ Not Django: it knows the portal only by HTTP, as browsers do. The test writes a 
 (JSON, path in BENCH_PLAN): user names, their password, the course, the exercise and
 its targets, and when the trainees start their runs. Every request is written to
 BENCH_TIMINGS as one CSV line (request start as Unix time, page type, milliseconds,
-HTTP status, error or ""); the test sorts the lines into phases by their start, and
-locust's own statistics are not used.
+HTTP status, error or "", bytes of the answer's body); the test sorts the lines
+into phases by their start, and locust's own statistics are not used.
 
     BENCH_PLAN=plan.json BENCH_TIMINGS=timings.csv locust -f bench/locustfile.py \\
         --headless --host http://127.0.0.1:8765 -u 201 -r 3.3 --run-time 15m
@@ -30,6 +30,7 @@ PLAN = json.loads(Path(os.environ["BENCH_PLAN"]).read_text())
 CSRF_INPUT = re.compile(r'name="csrfmiddlewaretoken" value="([^"]+)"')
 # The version a polled fragment shows, in its markup (portal/templatetags/polling.py).
 POLL_HEADERS = re.compile(r'hx-headers="(\{[^"]*If-None-Match[^"]*\})"')
+POLL_URL = re.compile(r'hx-get="([^"]*)"[^>]*hx-trigger="every')
 FORM = {"Content-Type": "application/x-www-form-urlencoded"}
 HTMX = {"HX-Request": "true"}
 # What each page type may answer; anything else is an error.
@@ -39,6 +40,7 @@ EXPECTED = {
     "lab page": {200},
     "start": {200},  # HTMX: the runs panel with the notice
     "runs panel": {200, 286, 304},
+    "overview page": {200},
     "overview": {200, 304},
 }
 _next_trainee = count()
@@ -47,7 +49,9 @@ _writer = csv.writer(_timings)
 
 
 @events.request.add_listener
-def record(request_type, name, response_time, response, exception, start_time=None, **_):
+def record(
+    request_type, name, response_time, response_length, response, exception, start_time=None, **_
+):
     status = getattr(response, "status_code", 0) or 0
     # Locust takes 286 and 3xx for failures: the status is judged here, by page type.
     failed = exception and not isinstance(exception, LocustBadStatusCode)
@@ -56,7 +60,8 @@ def record(request_type, name, response_time, response, exception, start_time=No
         error = f"HTTP {status}"
     if not error and name == "start" and 'class="message error"' in response.text:
         error = "refused"  # StartRefused is a 200 with the reason, in the panel
-    _writer.writerow([f"{start_time:.3f}", name, f"{response_time:.1f}", status, error])
+    row = [f"{start_time:.3f}", name, f"{response_time:.1f}", status, error, response_length or 0]
+    _writer.writerow(row)
 
 
 @events.quitting.add_listener
@@ -68,6 +73,12 @@ def poll_headers(page: str) -> dict[str, str]:
     """What HTMX sends with the next poll of the fragment in `page`."""
     found = POLL_HEADERS.search(page or "")
     return json.loads(html.unescape(found.group(1))) if found else {}
+
+
+def poll_url(page: str) -> str | None:
+    """Where the polling element in `page` sends its polls."""
+    found = POLL_URL.search(page or "")
+    return html.unescape(found.group(1)) if found else None
 
 
 class PortalUser(FastHttpUser):
@@ -131,20 +142,27 @@ class Trainee(PortalUser):
 
 
 class Instructor(PortalUser):
-    """Logs in and polls the course overview every 3 s with the version it has."""
+    """Logs in, opens the course overview and polls it every 3 s as its page does:
+    at the URL and with the version its polling element names, taking both from
+    each answer that brings a new one; drawn anew when an answer says so."""
 
     fixed_count = 1
     wait_time = constant(PLAN["overview_seconds"])
 
     def on_start(self) -> None:
         self.username = PLAN["instructor"]
-        self.version: dict[str, str] = {}
         self.log_in()
+        self.open()
+
+    def open(self) -> None:
+        page = self.client.get(f"/courses/{PLAN['course']}/overview", name="overview page")
+        self.url = poll_url(page.text) or f"/courses/{PLAN['course']}/overview"
+        self.version = poll_headers(page.text)
 
     @task
     def poll(self) -> None:
-        response = self.client.get(
-            f"/courses/{PLAN['course']}/overview", headers=HTMX | self.version, name="overview"
-        )
-        if response.status_code == 200:
-            self.version = poll_headers(response.text)
+        response = self.client.get(self.url, headers=HTMX | self.version, name="overview")
+        if response.headers.get("HX-Refresh") == "true":
+            self.open()
+        elif response.status_code == 200:
+            self.version = poll_headers(response.text) or self.version

@@ -15,7 +15,8 @@ jobs run on the same 2 cores as the portal until every run is final).
 Bounded: locust stops after DEADLINE_S whatever happens.
 Targets: p95 < 150 ms for every page type in every phase, the login (with the
 portal's own password hash, portal/hashers.py) included; 0 errors, all 800 runs
-completed, no Slurm job id twice.
+completed, no Slurm job id twice; the instructor's overview polls carry under 20 kB
+at p95 (`overview_poll_bytes`).
 """
 
 import csv
@@ -59,7 +60,8 @@ NICE = ["nice", "-n", "10"]  # as docker/dev/up.sh starts Celery: pages answer f
 ROOT = Path(__file__).resolve().parent.parent
 VENV = Path(os.sys.executable).parent
 PASSWORD = "bench-Class-pw-1"
-PAGE_TYPES = ("login form", "login", "lab page", "start", "runs panel", "overview")
+PAGE_TYPES = ("login form", "login", "lab page", "start", "runs panel", "overview page", "overview")
+POLL_BYTES_TARGET = 20_000  # an overview poll at p95, bytes of its body
 PHASES = ("arrival", "ramp", "held", "drain")
 
 
@@ -235,6 +237,7 @@ def test_a_class_of_200(
         },
         "pages": pages,
         "errors": errors,
+        "overview_poll_bytes": poll_bytes(timings),
         "login_hash_ms": hash_ms,
         "slurmrestd_requests": slurm_requests,
         "slurmrestd_requests_per_s": slurm_requests / seconds,
@@ -269,6 +272,8 @@ def test_a_class_of_200(
                 f"    {name:11} n={f['n']:5} p50 {f['p50_ms']:4.0f}  p95 {f['p95_ms']:4.0f}  "
                 f"p99 {f['p99_ms']:4.0f} ms  errors {f['errors']}"
             )
+    polls = figures["overview_poll_bytes"]
+    print(f"  overview polls: {polls['all polls']}; with a body: {polls['200 answers']}")
     print(f"  errors: {errors or 0}; one password hash: {hash_ms:.0f} ms")
     print(f"  slurmrestd: {slurm_requests} requests, {slurm_requests / seconds:.1f}/s")
     if errors or figures["runs_in_db"] != expected:
@@ -284,6 +289,7 @@ def test_a_class_of_200(
         if f["p95_ms"] >= PAGE_TARGET_MS
     }
     assert not slow, f"p95 >= {PAGE_TARGET_MS} ms"
+    assert polls["all polls"]["p95"] < POLL_BYTES_TARGET
 
 
 def timed(fn, *args) -> float:
@@ -298,7 +304,7 @@ def by_phase(timings: Path, bounds: dict[str, tuple[float, float]]) -> tuple[dic
     failed: dict[str, Counter] = defaultdict(Counter)
     errors: Counter[str] = Counter()
     with timings.open(newline="") as f:
-        for at, name, ms, _status, error in csv.reader(f):
+        for at, name, ms, _status, error, _bytes in csv.reader(f):
             phase = next((p for p, (a, b) in bounds.items() if a <= float(at) < b), "drain")
             latencies[phase][name].append(float(ms))
             if error:
@@ -313,6 +319,20 @@ def by_phase(timings: Path, bounds: dict[str, tuple[float, float]]) -> tuple[dic
         for phase in PHASES
     }
     return pages, dict(errors)
+
+
+def poll_bytes(timings: Path) -> dict[str, dict[str, float]]:
+    """The body bytes of the instructor's overview polls: all of them (a 304 has
+    none), and those that brought something (200)."""
+    with timings.open(newline="") as f:
+        polls = [(row[3], int(row[5])) for row in csv.reader(f) if row[1] == "overview"]
+    every = [float(n) for _, n in polls]
+    brought = [float(n) for status, n in polls if status == "200"]
+    return {
+        "all polls": {"n": len(every)} | {f"p{p}": pct(every, p) for p in (50, 95, 99)},
+        "200 answers": {"n": len(brought)} | {f"p{p}": pct(brought, p) for p in (50, 95, 99)},
+        "max": max(every, default=0),
+    }
 
 
 def stopped_polling(timings: Path) -> int:

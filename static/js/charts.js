@@ -7,7 +7,9 @@
 // median as a short line across them, so the spread stays in sight; a reference is
 // one marker per target. Series sit side by side within a column.
 (function () {
-  const colours = ["#1f5fa8", "#8a5a00", "#1d7a3a", "#7a3a8a"];
+  // One colour per series on every page (exercises/catalogue/figures.py: SERIES):
+  // "Class runs" is the same orange on the trainee's lab and the projector.
+  const colours = { mine: "#1f5fa8", class: "#8a5a00", reference: "#1d7a3a", measured: "#7a3a8a" };
   const width = 0.6; // of a column, shared by its series
 
   // A small fixed shift per dot (0, +, -, ++, --, ...), so equal figures do not hide
@@ -21,7 +23,7 @@
     const n = data.series.length;
     const sets = [];
     data.series.forEach((series, s) => {
-      const colour = colours[s % colours.length];
+      const colour = colours[series.name] || "#5b6575";
       const offset = n > 1 ? -width / 2 + (width * s) / (n - 1) : 0;
       if (series.kind === "runs") {
         const dots = [];
@@ -97,6 +99,8 @@
     const source = document.getElementById(canvas.dataset.chart);
     if (!source || !window.Chart) return;
     const data = JSON.parse(source.textContent);
+    // Large type on a projector (the discussion page's ?view=large): the chart's too.
+    Chart.defaults.font.size = document.body.classList.contains("projector") ? 20 : 12;
     const previous = Chart.getChart(canvas);
     if (previous) previous.destroy();
     const labels = data.labels;

@@ -2,6 +2,8 @@
 and can be undone for 10 minutes; the course closes and opens again; a new join code
 replaces the old one."""
 
+import re
+
 import pytest
 
 from exercises.courses import changes
@@ -121,3 +123,50 @@ def test_a_new_join_code_replaces_the_old_one(client, people) -> None:
     joined = client.post("/courses/join", {"join_code": old}, follow=True).content.decode()
     assert "No course has that join code" in joined
     assert not Course.objects.filter(join_code=old).exists()
+
+
+def test_an_instructor_edits_the_title_cap_and_exercises_and_the_runs_stay(client, people) -> None:
+    course = people["course"]
+    client.force_login(people["instructor"])
+    form = client.get(f"/courses/{course.pk}/edit").content.decode()
+    ticked = re.findall(r'name="exercises" value="(\w+)"[^>]*checked', form)
+    assert 'value="Storage 101"' in form and ticked == ["1a", "2a"]
+
+    saved = client.post(
+        f"/courses/{course.pk}/edit",
+        {"title": "Storage 102", "exercises": ["1a"], "targets": ["tmp"], "max_active_runs": 2},
+    )
+
+    course.refresh_from_db()
+    assert saved["Location"] == f"/courses/{course.pk}/overview"
+    assert (course.title, course.max_active_runs) == ("Storage 102", 2)
+    assert list(course.exercises.values_list("key", flat=True)) == ["1a"]
+    assert course.runs.count() == 2  # the fixture's runs, still the course's
+    page = client.get(f"/courses/{course.pk}/overview").content.decode()
+    assert "Storage 102" in page and "at most 2 runs per trainee" in page
+
+
+def test_a_bad_edit_says_what_is_wrong_and_changes_nothing(client, people) -> None:
+    course = people["course"]
+    client.force_login(people["instructor"])
+
+    answer = client.post(
+        f"/courses/{course.pk}/edit", {"title": "", "exercises": [], "max_active_runs": 0}
+    )
+
+    assert answer.status_code == 400
+    assert "This field is required." in answer.content.decode()
+    course.refresh_from_db()
+    assert course.title == "Storage 101"
+
+
+@pytest.mark.parametrize("who", ["other instructor", "trainee"])
+def test_only_the_courses_instructors_edit_it(client, people, who) -> None:
+    course = people["course"]
+    client.force_login(people[who])
+
+    answer = client.post(f"/courses/{course.pk}/edit", {"title": "Mine now"})
+
+    assert answer.status_code == 404
+    course.refresh_from_db()
+    assert course.title == "Storage 101"
