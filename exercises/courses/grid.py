@@ -209,6 +209,29 @@ def _help(trainee: "Trainee", cells: list[tuple[datetime, str, Cell]]) -> "Help"
     return Help(trainee.user_id, trainee.username, f"{where}{more}: {cell.latest}", since)
 
 
+def rows(
+    course: Course,
+    people: list[Trainee],
+    shown: list[Exercise],
+    targets: list[StorageTarget],
+    cells: Cells,
+    stand: dict[tuple[int, int], str],
+    class_medians: dict[tuple[int, int], float | None],
+) -> dict[str, str]:
+    """Each trainee's row of the grid of the `shown` exercises, by its element id, in
+    joining order; a cell flagged when far from the class median of its column."""
+    columns = [(e.pk, t.pk) for e in shown for t in targets]
+    # Reversed once, not once per trainee: the poll of a class of 200 draws every row.
+    slot = participant_url(course, 0).replace("/participants/0/", "/participants/{}/")
+    drawn = {}
+    for p in people:
+        states = [stand[(p.user_id, e.pk)] for e in shown]
+        state = states[0] if len(states) == 1 else overall(states)
+        markup = [cell_html(cells.get((p.user_id, *c)), class_medians.get(c)) for c in columns]
+        drawn[f"p-{p.user_id}"] = row_html(p, state, markup, slot.format(p.user_id))
+    return drawn
+
+
 @dataclass
 class Help:
     """A trainee who may need help, and why."""

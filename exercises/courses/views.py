@@ -234,7 +234,8 @@ def course_overview(request: HttpRequest, pk: int) -> HttpResponse:
         "polling": course.is_open,
     }
     ctx["help_count"] = sum(total for _, _, total, _ in ctx["help"])
-    rows = _rows(course, people, shown, targets, cells, stand, class_table)
+    medians = {cell: f.class_median for cell, f in class_table.items()}
+    rows = grid.rows(course, people, shown, targets, cells, stand, medians)
     pieces = {
         **rows,
         **{
@@ -252,20 +253,6 @@ def course_overview(request: HttpRequest, pk: int) -> HttpResponse:
     poll = render_to_string("courses/course_overview.html#overview-poll", ctx, request)
     response = HttpResponse(poll + _changes_markup(rows, pieces, fresh, held))
     return poll_answer(response, still_polling=course.is_open, version=ctx["version"])
-
-
-def _rows(course, people, shown, targets, cells, stand, class_table) -> dict[str, str]:
-    """Each trainee's row of the grid (grid.py), by its element id, in joining order."""
-    medians = {cell: f.class_median for cell, f in class_table.items()}
-    columns = [(e.pk, t.pk) for e in shown for t in targets]
-    slot = grid.participant_url(course, 0).replace("/0/", "/{}/")
-    rows = {}
-    for p in people:
-        states = [stand[(p.user_id, e.pk)] for e in shown]
-        state = states[0] if len(states) == 1 else grid.overall(states)
-        markup = [grid.cell_html(cells.get((p.user_id, *c)), medians.get(c)) for c in columns]
-        rows[f"p-{p.user_id}"] = grid.row_html(p, state, markup, slot.format(p.user_id))
-    return rows
 
 
 def _changes_markup(

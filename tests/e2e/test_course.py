@@ -31,10 +31,12 @@ def test_an_instructor_watches_two_trainees_run_a_course(
     teacher.get_by_role("button", name="Create the course").click()
     code = teacher.locator("code.join-code").inner_text()
 
+    pages = []
     for trainee in trainees:
         page = browser.new_context().new_page()
         log_in(page, live_portal, trainee)
         join_and_run(page, code)
+        pages.append(page)
 
     grid = teacher.locator("#class-grid")
     # Four runs finish; the overview redraws itself, nobody reloads it.
@@ -47,6 +49,14 @@ def test_an_instructor_watches_two_trainees_run_a_course(
         "?.data.datasets.find(d => d.label === 'Class runs: median')?.data"
     ).json_value()
     assert len(medians) == 2 and all(m["y"] > 0 for m in medians)
+    # "Class runs" in one colour on the instructor's page and in the trainee's lab.
+    colour = (
+        "(id) => Chart.getChart(document.querySelector(`canvas[data-chart=${id}]`))"
+        "?.data.datasets.find(d => d.label === 'Class runs')?.borderColor"
+    )
+    pages[0].reload()
+    lab_colour = pages[0].wait_for_function(colour, arg="comparison-data").json_value()
+    assert teacher.evaluate(colour, "class-1a") == lab_colour
     ARTIFACTS.mkdir(exist_ok=True)
     teacher.screenshot(path=ARTIFACTS / "course-overview.png", full_page=True)
 
