@@ -174,9 +174,10 @@ def chart(rows: list[Figures], *series: str) -> dict:
         label, kind, take = SERIES[name]
         entry = {"name": name, "label": label, "kind": kind, "values": [take(f) for f in rows]}
         if kind == "runs":
-            entry["medians"] = [statistics.median(v) if v else None for v in entry["values"]]
-            # A dot per run: to 0.1 MiB/s, as the tooltips and tables show them. The
-            # overview of a class of 200 sends 800 of them when its figures change.
+            # A dot per run: to 0.1 MiB/s, as the tooltips and tables show them (the
+            # overview of a class of 200 sends 800 of them when its figures change),
+            # and their median line across the dots drawn.
             entry["values"] = [[round(x, 1) for x in v] for v in entry["values"]]
+            entry["medians"] = [statistics.median(v) if v else None for v in entry["values"]]
         drawn.append(entry)
     return {"labels": [f.target.name for f in rows], "series": drawn}

@@ -261,16 +261,23 @@ def _changes_markup(
     """What a poll swaps in besides its own element (HTMX out-of-band swaps): every
     row and box when the poller may hold anything; else the rows and boxes that
     changed, the rows of those who joined (added at the end: the grid is in joining
-    order) and the removal of those who left."""
+    order) and the removal of those who left. Table rows travel in <template>s: a
+    browser parses a <tr> beside a <div> only inside one (htmx swaps their content)."""
     if fresh is None:
         boxes = [oob(markup) for key, markup in pieces.items() if key.startswith("#")]
         every_row = f'<tbody id="grid-rows" hx-swap-oob="true">{"".join(rows.values())}</tbody>'
-        return every_row + "".join(boxes)
-    changed = [oob(markup) for key, markup in fresh.items() if key in held]
-    joined = "".join(markup for key, markup in fresh.items() if key not in held)
+        return "".join(boxes) + f"<template>{every_row}</template>"
+    boxes = [oob(fresh[key]) for key in fresh if key.startswith("#")]
+    changed = [oob(markup) for key, markup in fresh.items() if key in held and key in rows]
+    joined = "".join(markup for key, markup in fresh.items() if key not in held and key in rows)
     left = [f'<tr id="{key}" hx-swap-oob="delete"></tr>' for key in sorted(held - set(pieces))]
     added = f'<tbody hx-swap-oob="beforeend:#grid-rows">{joined}</tbody>' if joined else ""
-    return "".join(changed) + added + "".join(left)
+    table = "".join(changed) + "".join(left)
+    return (
+        "".join(boxes)
+        + (f"<template>{table}</template>" if table else "")
+        + (f"<template>{added}</template>" if added else "")
+    )
 
 
 # The projector refreshes its figures this often (a 304 while no run moved).

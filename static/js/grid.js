@@ -12,6 +12,10 @@
     const state = document.querySelector("[data-grid-state]")?.value || "";
     const sort = document.querySelector("[data-grid-sort]")?.value || "joined";
     const rows = Array.from(body.rows);
+    const nobody = document.getElementById("nobody-yet");
+    if (nobody) nobody.hidden = rows.length > 0; // someone joined since the page was drawn
+    const count = document.getElementById("grid-count");
+    if (count) count.textContent = rows.length;
     let hidden = 0;
     rows.forEach((row) => {
       const show = row.dataset.name.includes(name) && (!state || row.dataset.state === state);

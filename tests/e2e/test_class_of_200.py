@@ -7,10 +7,11 @@ import re
 
 import pytest
 from django.contrib.auth.models import Permission
+from django.utils import timezone
 from playwright.sync_api import Browser, Page, expect
 
-from exercises.courses.models import Course
-from jobs.models import BenchmarkRun
+from exercises.courses.models import Course, Enrollment
+from jobs.models import BenchmarkRun, RunStatus
 from tests.courses import seed_class
 from tests.e2e.browser import ARTIFACTS, log_in
 
@@ -95,6 +96,20 @@ def test_an_instructor_runs_a_class_of_200(
     expect(teacher.locator("#grid-rows tr")).to_have_count(200)
     teacher.get_by_role("button", name="Open it again").click()
     expect(teacher.get_by_role("status").first).to_contain_text("Storage 200 is open again")
+
+    # The open page follows the class by itself: a trainee's runs start, one joins.
+    BenchmarkRun.objects.filter(user=seeded["waiting"], exercise__key="1a").update(
+        status=RunStatus.RUNNING, updated_at=timezone.now()
+    )
+    newcomer = make_user("sl-class200-new")
+    Enrollment.objects.create(course=course, user=newcomer)
+    row = teacher.locator(f"#p-{seeded['waiting'].pk}")
+    expect(row.locator("td.c.running")).to_have_count(4)
+    expect(teacher.locator("#grid-rows tr")).to_have_count(201)
+    expect(teacher.locator("#grid-rows tr").last).to_contain_text(newcomer.username)
+    expect(teacher.locator("#class-counts tr.chosen td")).to_have_text(
+        ["197", "1", "0", "1", "0", "2"]
+    )
 
     # Project 2a's discussion in large type, then step to the next exercise.
     teacher.get_by_role("link", name="2a", exact=True).click()

@@ -43,6 +43,8 @@ def test_an_instructor_watches_two_trainees_run_a_course(
     expect(grid.locator("td.c.done")).to_have_count(4, timeout=90_000)
     for trainee in trainees:
         expect(grid).to_contain_text(trainee.username)
+    expect(teacher.get_by_role("heading", name="Participants (2)")).to_be_visible()
+    expect(teacher.get_by_text("Nobody has joined yet")).to_be_hidden()
     # Wait for the chart rather than read it once: a redraw may be under way.
     medians = teacher.wait_for_function(
         "() => Chart.getChart(document.querySelector('canvas[data-chart=class-1a]'))"
