@@ -21,7 +21,9 @@ class CourseForm(forms.Form):
     closes_at = forms.DateTimeField(
         label="Closes at (optional)",
         required=False,
-        widget=forms.DateTimeInput(attrs={"type": "datetime-local"}),
+        # As the browser's date-time field reads and sends it; any other format shows
+        # an empty field, and an edit would then drop the course's closing time.
+        widget=forms.DateTimeInput(attrs={"type": "datetime-local"}, format="%Y-%m-%dT%H:%M"),
     )
     max_active_runs = forms.IntegerField(
         label="Runs a trainee may have going at once", min_value=1, max_value=32, initial=4

@@ -3,8 +3,10 @@ and can be undone for 10 minutes; the course closes and opens again; a new join 
 replaces the old one."""
 
 import re
+from datetime import timedelta
 
 import pytest
+from django.utils import timezone
 
 from exercises.courses import changes
 from exercises.courses.models import Course, Enrollment
@@ -170,3 +172,25 @@ def test_only_the_courses_instructors_edit_it(client, people, who) -> None:
     assert answer.status_code == 404
     course.refresh_from_db()
     assert course.title == "Storage 101"
+
+
+def test_an_edit_shows_the_closing_time_as_the_browser_reads_it_and_keeps_it(
+    client, people
+) -> None:
+    course = people["course"]
+    closes = timezone.localtime() + timedelta(days=2)
+    course.closes_at = closes.replace(second=0, microsecond=0)
+    course.save()
+    client.force_login(people["instructor"])
+
+    form = client.get(f"/courses/{course.pk}/edit").content.decode()
+    shown = re.search(r'name="closes_at" value="([^"]*)"', form)[1]
+    client.post(
+        f"/courses/{course.pk}/edit",
+        {"title": "Storage 101", "exercises": ["1a", "2a"], "targets": ["tmp"],
+         "max_active_runs": 4, "closes_at": shown},
+    )  # fmt: skip
+
+    assert shown == closes.strftime("%Y-%m-%dT%H:%M")  # a datetime-local input's value
+    course.refresh_from_db()
+    assert course.closes_at == closes.replace(second=0, microsecond=0)
