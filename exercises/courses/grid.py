@@ -6,7 +6,7 @@ exercise (STATES) is counted, and who needs help is listed.
 
 The rows are markup built here (`row_html`), not by the template: a poll redraws
 200 of them, and the overview's poll sends only the rows that changed
-(portal/polling.py: Pieces)."""
+(portal/polling.py: changed_pieces)."""
 
 import html
 import statistics
