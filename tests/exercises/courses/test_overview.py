@@ -2,11 +2,13 @@
 the grid of one exercise at a time, and polls that carry only what changed."""
 
 import re
+from types import SimpleNamespace
 
 import pytest
 from django.test import Client
 from django.utils import timezone
 
+from exercises.courses import views
 from exercises.courses.models import Enrollment
 from jobs.models import BenchmarkRun, RunStatus
 from tests.courses import add_run, seed_class
@@ -35,6 +37,14 @@ def counts_of(page: str, exercise: str) -> list[str]:
     link = rf'<th scope="row"><a href="\?exercise={exercise}"'
     row = re.search(rf"<tr[^>]*>\s*{link}.*?</tr>", page, re.S)
     return re.findall(r'<td class="num">(?:<button[^>]*>)?(\d+)', row[0])
+
+
+@pytest.fixture(autouse=True)
+def one_minute(monkeypatch) -> None:
+    """The overview's stamp holds the minute (the help lists age by it): pinned, so
+    that two requests a few ms apart never straddle a minute and miss their 304."""
+    pinned = timezone.now()
+    monkeypatch.setattr(views, "timezone", SimpleNamespace(now=lambda: pinned))
 
 
 @pytest.fixture
