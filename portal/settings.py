@@ -109,6 +109,7 @@ INSTALLED_APPS = [
     "exercises.quotas",
     "exercises.courses",
     "exercises.advisor",
+    "exercises.predictions",
     "exercises.lab",
     "exercises.calibration",
     "jobio",

@@ -2,6 +2,7 @@
 to compare per exercise. Query counts stay bounded whatever the number of runs."""
 
 import contextlib
+import json
 import time
 from collections import defaultdict
 from dataclasses import dataclass
@@ -209,7 +210,10 @@ def get_target(profile: SiteProfile, key: str) -> StorageTarget:
 # The exercise is found by its key, so that an unchanged panel costs this one query.
 PANEL_STATE_SQL = f"""
     SELECT e.id, {SITE_HASH}, mine.n, mine.latest, classmates.n, classmates.newest, courses.ids,
-           class_going.going
+           class_going.going,
+           -- My prediction of it (exercises/predictions), to set beside my runs.
+           (SELECT pr."order" FROM predictions_prediction pr
+            WHERE pr.exercise_id = e.id AND pr.user_id = %(user)s) AS prediction
     FROM exercises_exercise e
     JOIN exercises_siteprofile p ON p.id = e.profile_id
     CROSS JOIN LATERAL (
@@ -253,6 +257,7 @@ class PanelState:
     courses: tuple[int, ...]
     class_cutoff: datetime
     class_going: bool = False  # someone in my courses has a run of it going
+    prediction: tuple[str, ...] | None = None  # my prediction's target keys, fastest first
 
     @property
     def version(self) -> str:
@@ -282,7 +287,7 @@ def panel_state(key: str, user: AbstractBaseUser) -> PanelState:
         row = cursor.fetchone()
     if row is None:
         get_exercise(key)  # raises the 404 that says what is missing
-    exercise_id, site_hash, mine, latest, results, newest_result, courses, class_going = row
+    exercise_id, site_hash, mine, latest, results, newest_result, courses, class_going, order = row
     return PanelState(
         exercise_id=exercise_id,
         site=site_hash,
@@ -291,6 +296,8 @@ def panel_state(key: str, user: AbstractBaseUser) -> PanelState:
         courses=tuple(courses or ()),
         class_cutoff=cutoff,
         class_going=bool(class_going),
+        # Raw SQL: the JSON comes as text (Django decodes JSON fields, not psycopg).
+        prediction=tuple(json.loads(order)) if order else None,
     )
 
 

@@ -5,14 +5,18 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.utils import timezone
 from django.views.decorators.http import require_POST
 
 from exercises.catalogue.figures import chart
-from exercises.catalogue.models import Exercise
+from exercises.catalogue.models import Exercise, StorageTarget
 from exercises.catalogue.profiles import active_profile
 from exercises.lab import pages
 from exercises.lab.forms import StartRunsForm, new_click
 from exercises.lab.start import StartRefused, start_runs
+from exercises.predictions.compare import outcome
+from exercises.predictions.forms import PredictionForm
+from exercises.predictions.models import Prediction
 from jobs import slots
 from jobs.models import UNFINISHED_STATUSES, BenchmarkRun, RunStatus
 from portal.polling import poll_answer, unchanged
@@ -61,11 +65,56 @@ def exercise_start(request: HttpRequest, key: str) -> HttpResponse:
 _LEVELS = {"info": messages.INFO, "warning": messages.WARNING}
 
 
+@require_POST
+@login_required
+def exercise_predict(request: HttpRequest, key: str) -> HttpResponse:
+    """Saves the trainee's prediction of how the targets rank, until their first run
+    of the exercise: from then on it stays as it was, to be set beside the runs."""
+    panel = pages.panel_state(key, request.user)
+    exercise_site = pages.site_of(panel)
+    exercise = exercise_site.exercise
+    if BenchmarkRun.objects.filter(user=request.user, exercise=exercise).exists():
+        messages.error(
+            request,
+            f"Your runs of {exercise.key} have started: a prediction is made before the "
+            "first run and then stays as it was. Predict the next exercise before you run it.",
+        )
+        return redirect("lab:exercise-detail", key=exercise.key)
+    form = PredictionForm(request.POST, targets=exercise_site.targets)
+    if not form.is_valid():
+        start = StartRunsForm(targets=exercise_site.targets, initial={"click": new_click()})
+        return _page(request, panel, start, prediction_form=form, status=400)
+    Prediction.objects.update_or_create(
+        user=request.user,
+        exercise=exercise,
+        defaults={"order": form.cleaned_data["order"], "made_at": timezone.now()},
+    )
+    messages.info(request, "Your prediction is saved. Now run the exercise and see.")
+    return redirect("lab:exercise-detail", key=exercise.key)
+
+
 def _page(
-    request: HttpRequest, panel: pages.PanelState, form: StartRunsForm, notice=None, status=200
+    request: HttpRequest,
+    panel: pages.PanelState,
+    form: StartRunsForm,
+    notice=None,
+    status=200,
+    prediction_form: PredictionForm | None = None,
 ) -> HttpResponse:
     ctx = _panel_context(request, panel) | {"form": form, "notice": notice}
+    if not ctx["runs"] and not ctx["exercise"].measures_metadata:
+        # Before the first run of it, the trainee may predict (and change it).
+        targets = pages.site_of(panel).targets
+        mine = Prediction.objects.filter(user=request.user, exercise=ctx["exercise"]).first()
+        initial = {f"place_{i + 1}": key for i, key in enumerate(mine.order)} if mine else {}
+        ctx["prediction_form"] = prediction_form or PredictionForm(initial=initial, targets=targets)
+        ctx["prediction_order"] = _names(mine.order, targets) if mine else None
     return render(request, "lab/exercise_detail.html", ctx, status=status)
+
+
+def _names(keys: list[str], targets: list[StorageTarget]) -> list[str]:
+    names = {t.key: t.name for t in targets}
+    return [names[key] for key in keys if key in names]
 
 
 def _runs_panel(request: HttpRequest, panel: pages.PanelState) -> HttpResponse:
@@ -88,6 +137,12 @@ def _panel_context(request: HttpRequest, panel: pages.PanelState) -> dict:
         for run in runs:
             run.waiting_place = places.get(run.pk)
     polling = any(run.status in UNFINISHED_STATUSES for run in runs)
+    # Once there are runs, what they say of my prediction, if I made one.
+    predicted = None
+    if runs and panel.prediction:
+        names = {f.target.key: f.target.name for f in figures}
+        medians = {f.target.name: f.my_median for f in figures if f.my_median}
+        predicted = outcome(list(panel.prediction), names, medians)
     class_refresh = settings.CLASS_REFRESH_SECONDS or None
     return {
         "exercise": exercise,
@@ -98,6 +153,7 @@ def _panel_context(request: HttpRequest, panel: pages.PanelState) -> dict:
         if exercise.measures_metadata
         else None,
         "lesson": pages.lesson_lines(exercise, request.user, figures),
+        "predicted": predicted,
         # Every 2 s while a run of mine is going. While my class still has runs of it
         # going, their figures come in after mine are done: the panel looks again at
         # the pace they refresh (a 304 while nothing changed), and stops with the

@@ -234,9 +234,9 @@ def test_the_site_rows_are_read_once_per_process_not_once_per_page(
     client.force_login(lab_user)
     first = client.get("/lab/1a/").content.decode()
 
-    # The session, the user, the panel's state, my runs, my figures and my latest
-    # runs for the lesson; the class's come from the cache, the site's targets and
-    # references from the process.
+    # The session, the user, the panel's state (my prediction with it), my runs, my
+    # figures and my latest runs for the lesson; the class's come from the cache, the
+    # site's targets and references from the process.
     with django_assert_max_num_queries(6):
         again = client.get("/lab/1a/").content.decode()
     compared = "<h2>Compared</h2>"

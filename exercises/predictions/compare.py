@@ -1,0 +1,44 @@
+"""What a trainee's measured runs say of their prediction: each pair of targets the
+runs put the other way round, with the medians that did it."""
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Miss:
+    """The trainee expected `expected` to beat `beaten`; the runs said otherwise."""
+
+    expected: str  # target names
+    beaten: str
+    expected_mib_s: float
+    beaten_mib_s: float
+
+
+def misses(order: list[str], medians: dict[str, float]) -> list[Miss]:
+    """Every pair the prediction (target names, fastest first) ranks one way and the
+    medians (MiB/s by target name, measured targets only) the other, the prediction's
+    order kept. Targets not measured yet are left out."""
+    measured = [name for name in order if medians.get(name)]
+    return [
+        Miss(a, b, medians[a], medians[b])
+        for i, a in enumerate(measured)
+        for b in measured[i + 1 :]
+        if medians[b] > medians[a]
+    ]
+
+
+@dataclass
+class Outcome:
+    """A prediction beside the runs so far: its order (target names, fastest first),
+    how many of its targets have a figure, and the pairs the runs turned round."""
+
+    order: list[str]
+    measured: int
+    misses: list[Miss]
+
+
+def outcome(order_keys: list[str], names: dict[str, str], medians: dict[str, float]) -> Outcome:
+    """`order_keys`: the prediction's target keys; `names`: key -> name of the site's
+    targets; `medians`: name -> the median MiB/s of the trainee's runs."""
+    order = [names[key] for key in order_keys if key in names]
+    return Outcome(order, sum(1 for n in order if medians.get(n)), misses(order, medians))

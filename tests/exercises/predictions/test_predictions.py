@@ -1,0 +1,104 @@
+"""Predict, then measure: a trainee ranks an exercise's targets before their first
+run of it; the runs then say, pair by pair, where the guess held."""
+
+import pytest
+from django.test import Client
+
+from exercises.predictions.compare import Miss, misses
+from exercises.predictions.models import Prediction
+from tests.runs import make_runs
+
+pytestmark = pytest.mark.django_db
+
+# make_runs: 1a on $HOME, $GLOBAL, $SCRATCH, $TMPDIR at 100, 101, 102, 103 MiB/s.
+SLOWEST_FIRST = {"place_1": "home", "place_2": "global", "place_3": "scratch", "place_4": "tmp"}
+
+
+@pytest.fixture
+def trainee(dev_profile, make_user):
+    return make_user("sl-trainee4")
+
+
+def test_a_miss_is_a_pair_the_runs_put_the_other_way_round() -> None:
+    medians = {"A": 10.0, "B": 30.0, "C": 20.0}
+
+    assert misses(["A", "B", "C"], medians) == [
+        Miss("A", "B", 10.0, 30.0),
+        Miss("A", "C", 10.0, 20.0),
+    ]
+    assert misses(["B", "C", "A"], medians) == []
+    assert misses(["A", "D", "B"], medians) == [Miss("A", "B", 10.0, 30.0)]  # D: no figure yet
+
+
+def test_a_prediction_is_saved_and_shown_before_the_first_run(client: Client, trainee) -> None:
+    client.force_login(trainee)
+
+    client.post("/lab/1a/prediction", SLOWEST_FIRST)
+    page = client.get("/lab/1a/").content.decode()
+
+    assert Prediction.objects.get(user=trainee).order == ["home", "global", "scratch", "tmp"]
+    assert "Your prediction: <strong>$HOME > $GLOBAL > $SCRATCH > $TMPDIR</strong>" in page
+    assert "Change my prediction" in page
+
+
+def test_a_target_in_two_places_is_refused_with_why(client: Client, trainee) -> None:
+    client.force_login(trainee)
+
+    answer = client.post("/lab/1a/prediction", SLOWEST_FIRST | {"place_4": "home"})
+
+    assert answer.status_code == 400
+    assert "$HOME is in two places: give each target one." in answer.content.decode()
+    assert not Prediction.objects.exists()
+
+
+def test_after_the_first_run_the_prediction_stays_as_it_was(
+    client: Client, trainee, dev_profile
+) -> None:
+    client.force_login(trainee)
+    client.post("/lab/1a/prediction", SLOWEST_FIRST)
+    make_runs(trainee, dev_profile, 4)
+
+    answer = client.post(
+        "/lab/1a/prediction", SLOWEST_FIRST | {"place_1": "tmp", "place_4": "home"}
+    )
+
+    assert Prediction.objects.get(user=trainee).order == ["home", "global", "scratch", "tmp"]
+    page = client.get(answer["Location"]).content.decode()
+    assert "a prediction is made before the first run and then stays as it was" in page
+    assert 'id="predict"' not in page
+
+
+def test_the_runs_say_where_the_prediction_missed(client: Client, trainee, dev_profile) -> None:
+    client.force_login(trainee)
+    client.post("/lab/1a/prediction", SLOWEST_FIRST)
+    make_runs(trainee, dev_profile, 4)
+
+    page = client.get("/lab/1a/").content.decode()
+
+    assert "Your prediction, measured" in page
+    # Slowest first against 100 < 101 < 102 < 103: every one of the 6 pairs missed.
+    assert page.count("You expected ") == 6
+    assert "You expected $HOME to beat $TMPDIR: $TMPDIR wrote 103.0 MiB/s, $HOME 100.0" in page
+
+
+def test_a_right_guess_is_told_so(client: Client, trainee, dev_profile) -> None:
+    client.force_login(trainee)
+    fastest_first = {"place_1": "tmp", "place_2": "scratch", "place_3": "global", "place_4": "home"}
+    client.post("/lab/1a/prediction", fastest_first)
+    make_runs(trainee, dev_profile, 4)
+
+    page = client.get("/lab/1a/").content.decode()
+
+    assert "Your order held on the 4 targets measured so far." in page
+    assert "You expected " not in page
+
+
+def test_without_a_prediction_the_runs_page_says_nothing_of_one(
+    client: Client, trainee, dev_profile
+) -> None:
+    make_runs(trainee, dev_profile, 4)
+    client.force_login(trainee)
+
+    page = client.get("/lab/1a/").content.decode()
+
+    assert "Your prediction" not in page and 'id="predict"' not in page
