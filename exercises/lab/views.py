@@ -3,7 +3,7 @@ from collections import Counter
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils import timezone
 from django.views.decorators.http import require_POST
@@ -73,6 +73,8 @@ def exercise_predict(request: HttpRequest, key: str) -> HttpResponse:
     panel = pages.panel_state(key, request.user)
     exercise_site = pages.site_of(panel)
     exercise = exercise_site.exercise
+    if exercise.measures_metadata:  # its figures are rates: no ranking by MiB/s
+        raise Http404(f"{exercise.key} measures file operations: there is no order to predict.")
     if BenchmarkRun.objects.filter(user=request.user, exercise=exercise).exists():
         messages.error(
             request,
@@ -105,10 +107,10 @@ def _page(
     if not ctx["runs"] and not ctx["exercise"].measures_metadata:
         # Before the first run of it, the trainee may predict (and change it).
         targets = pages.site_of(panel).targets
-        mine = Prediction.objects.filter(user=request.user, exercise=ctx["exercise"]).first()
-        initial = {f"place_{i + 1}": key for i, key in enumerate(mine.order)} if mine else {}
+        mine = list(panel.prediction or ())  # read with the panel's state
+        initial = {f"place_{i + 1}": key for i, key in enumerate(mine)}
         ctx["prediction_form"] = prediction_form or PredictionForm(initial=initial, targets=targets)
-        ctx["prediction_order"] = _names(mine.order, targets) if mine else None
+        ctx["prediction_order"] = _names(mine, targets) if mine else None
     return render(request, "lab/exercise_detail.html", ctx, status=status)
 
 

@@ -102,3 +102,12 @@ def test_without_a_prediction_the_runs_page_says_nothing_of_one(
     page = client.get("/lab/1a/").content.decode()
 
     assert "Your prediction" not in page and 'id="predict"' not in page
+
+
+def test_a_metadata_exercise_takes_no_prediction(client: Client, trainee) -> None:
+    """mdtest's figures are file operations per second, not a ranking by MiB/s."""
+    client.force_login(trainee)
+
+    assert client.post("/lab/6/prediction", SLOWEST_FIRST).status_code == 404
+    assert 'id="predict"' not in client.get("/lab/6/").content.decode()
+    assert not Prediction.objects.exists()
