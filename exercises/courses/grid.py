@@ -71,18 +71,18 @@ class Cell:
         return statistics.median(self.mib_s) if self.mib_s else None
 
 
-def standing(cells: list[Cell | None]) -> str:
-    """Where a trainee stands on an exercise, from its cells (one per target): going
-    first, then done (every target measured), failed, part done, not started."""
-    states = {c.state if c else "none" for c in cells}
+def standing(states: list[str]) -> str:
+    """Where a trainee stands, from the states of its parts: the cells of an exercise
+    (one per target), or an exercise each. Going first, then done (every part done),
+    failed, part done, not started."""
     for state in ("running", "waiting"):
         if state in states:
             return state
-    if states == {"done"}:
+    if set(states) == {"done"}:
         return "done"
     if "failed" in states:
         return "failed"
-    return "part" if "done" in states else "none"
+    return "part" if {"done", "part"} & set(states) else "none"
 
 
 @dataclass
@@ -94,6 +94,10 @@ class Trainee:
 
 
 Cells = dict[tuple[int, int, int], Cell]  # (user, exercise, target) -> Cell
+
+
+def _state(cell: Cell | None) -> str:
+    return cell.state if cell else "none"
 
 
 def trainees(course: Course) -> list[Trainee]:
@@ -124,7 +128,7 @@ def standings(
 ) -> dict[tuple[int, int], str]:
     """(user, exercise) -> where the trainee stands on it."""
     return {
-        (p.user_id, e.pk): standing([cells.get((p.user_id, e.pk, t.pk)) for t in targets])
+        (p.user_id, e.pk): standing([_state(cells.get((p.user_id, e.pk, t.pk))) for t in targets])
         for p in people
         for e in exercises
     }
@@ -135,18 +139,6 @@ def counts(
 ) -> list[tuple[Exercise, Counter]]:
     """Per exercise, how many trainees stand where (each trainee counted once)."""
     return [(e, Counter(stand[(p.user_id, e.pk)] for p in people)) for e in exercises]
-
-
-def overall(states: list[str]) -> str:
-    """Where a trainee stands on several exercises: as `standing` reads targets."""
-    for state in ("running", "waiting"):
-        if state in states:
-            return state
-    if set(states) == {"done"}:
-        return "done"
-    if "failed" in states:
-        return "failed"
-    return "part" if {"done", "part"} & set(states) else "none"
 
 
 WAITING_TITLE = f' title="{RunStatus.WAITING.label}"'
@@ -202,7 +194,17 @@ def row_html(
     )
 
 
-def _help(trainee: "Trainee", cells: list[tuple[datetime, str, Cell]]) -> "Help":
+@dataclass
+class Help:
+    """A trainee who may need help, and why."""
+
+    user_id: int
+    username: str
+    why: str
+    since: datetime
+
+
+def _help(trainee: Trainee, cells: list[tuple[datetime, str, Cell]]) -> Help:
     """One line for a trainee however many of their cells are stuck: the oldest."""
     since, where, cell = cells[0]
     more = f" and {len(cells) - 1} more" if len(cells) > 1 else ""
@@ -225,21 +227,10 @@ def rows(
     slot = participant_url(course, 0).replace("/participants/0/", "/participants/{}/")
     drawn = {}
     for p in people:
-        states = [stand[(p.user_id, e.pk)] for e in shown]
-        state = states[0] if len(states) == 1 else overall(states)
+        state = standing([stand[(p.user_id, e.pk)] for e in shown])
         markup = [cell_html(cells.get((p.user_id, *c)), class_medians.get(c)) for c in columns]
         drawn[f"p-{p.user_id}"] = row_html(p, state, markup, slot.format(p.user_id))
     return drawn
-
-
-@dataclass
-class Help:
-    """A trainee who may need help, and why."""
-
-    user_id: int
-    username: str
-    why: str
-    since: datetime
 
 
 def needs_help(

@@ -302,7 +302,7 @@ def course_discussion(request: HttpRequest, pk: int, key: str) -> HttpResponse:
     ctx = {
         "course": course,
         "exercise": exercise,
-        "chart": overview.class_chart(course, exercise, overview.class_figures(course)),
+        "chart": overview.class_chart(course, exercise, overview.class_figures(course, exercises)),
         "previous": exercises[at - 1] if at > 0 else None,
         "next": exercises[at + 1] if at + 1 < len(exercises) else None,
         "position": at + 1,

@@ -9,12 +9,12 @@ from django.utils import timezone
 from django.views.decorators.http import require_POST
 
 from exercises.catalogue.figures import chart
-from exercises.catalogue.models import Exercise, StorageTarget
+from exercises.catalogue.models import Exercise
 from exercises.catalogue.profiles import active_profile
 from exercises.lab import pages
 from exercises.lab.forms import StartRunsForm, new_click
 from exercises.lab.start import StartRefused, start_runs
-from exercises.predictions.compare import outcome
+from exercises.predictions.compare import names_of, outcome
 from exercises.predictions.forms import PredictionForm
 from exercises.predictions.models import Prediction
 from jobs import slots
@@ -110,13 +110,9 @@ def _page(
         mine = list(panel.prediction or ())  # read with the panel's state
         initial = {f"place_{i + 1}": key for i, key in enumerate(mine)}
         ctx["prediction_form"] = prediction_form or PredictionForm(initial=initial, targets=targets)
-        ctx["prediction_order"] = _names(mine, targets) if mine else None
+        names = {t.key: t.name for t in targets}
+        ctx["prediction_order"] = names_of(mine, names) if mine else None
     return render(request, "lab/exercise_detail.html", ctx, status=status)
-
-
-def _names(keys: list[str], targets: list[StorageTarget]) -> list[str]:
-    names = {t.key: t.name for t in targets}
-    return [names[key] for key in keys if key in names]
 
 
 def _runs_panel(request: HttpRequest, panel: pages.PanelState) -> HttpResponse:

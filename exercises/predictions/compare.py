@@ -40,5 +40,10 @@ class Outcome:
 def outcome(order_keys: list[str], names: dict[str, str], medians: dict[str, float]) -> Outcome:
     """`order_keys`: the prediction's target keys; `names`: key -> name of the site's
     targets; `medians`: name -> the median MiB/s of the trainee's runs."""
-    order = [names[key] for key in order_keys if key in names]
+    order = names_of(order_keys, names)
     return Outcome(order, sum(1 for n in order if medians.get(n)), misses(order, medians))
+
+
+def names_of(keys: list[str], names: dict[str, str]) -> list[str]:
+    """The names of the targets `keys` that the site still has, in their order."""
+    return [names[key] for key in keys if key in names]
