@@ -1,11 +1,11 @@
-"""Darshan checks in the admin: whose, which job, and whether it was read. Never the
-log itself (an upload's bytes wait only until they are read) and never edited."""
+"""Darshan checks and lab runs' logs in the admin: whose, which job or run, and whether
+it was read. Never the logs themselves, and never edited."""
 
 from django.contrib import admin
 from django.db.models import QuerySet
 from django.http import HttpRequest
 
-from jobio.models import JobCheck
+from jobio.models import JobCheck, RunLog
 
 
 @admin.register(JobCheck)
@@ -23,6 +23,32 @@ class JobCheckAdmin(admin.ModelAdmin):
     @admin.display(boolean=True)
     def read(self, check: JobCheck) -> bool:
         return not check.reading
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: object = None) -> bool:
+        return False
+
+
+@admin.register(RunLog)
+class RunLogAdmin(admin.ModelAdmin):
+    list_display = ("received_at", "run", "size", "read", "problem", "missing")
+    list_select_related = ("run",)
+    search_fields = ("run__key", "run__cluster_username")
+    date_hierarchy = "received_at"
+    exclude = ("logs",)
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[RunLog]:
+        return super().get_queryset(request).defer("logs")
+
+    @admin.display(description="bytes")
+    def size(self, row: RunLog) -> int:
+        return sum(row.sizes)
+
+    @admin.display(boolean=True)
+    def read(self, row: RunLog) -> bool:
+        return row.profile is not None
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False

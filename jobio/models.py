@@ -44,3 +44,29 @@ class JobCheck(models.Model):
     @property
     def reading(self) -> bool:
         return self.profile is None
+
+
+class RunLog(models.Model):
+    """A lab run's own Darshan logs, one per process, as its job sent them (jobio/runs.py),
+    and the profile read from them. Kept with the run (bounded: RUN_DARSHAN_MAX_BYTES)
+    and removed with it."""
+
+    run = models.OneToOneField(
+        "jobs.BenchmarkRun", on_delete=models.CASCADE, primary_key=True, related_name="darshan"
+    )
+    received_at = models.DateTimeField(default=timezone.now)
+    # The logs one after the other, and where each ends (checked when they arrived).
+    logs = models.BinaryField(default=b"", editable=False)
+    sizes = models.JSONField(default=list)
+    # Why the job sent no logs, in the portal's words (jobio/runs.py: MISSING).
+    missing = models.CharField(max_length=300, blank=True)
+    read_started_at = models.DateTimeField(null=True, blank=True)
+    profile = models.JSONField(null=True, blank=True)
+    # Why the logs that came could not be read.
+    problem = models.CharField(max_length=500, blank=True)
+
+    class Meta:
+        verbose_name = "run's Darshan log"
+
+    def __str__(self) -> str:
+        return f"Darshan logs of {self.run}"

@@ -1,11 +1,12 @@
 """A job's Darshan log read into an IOProfile (exercises/advisor/profile.py).
 
-read_profile() is the only place that opens a log with PyDarshan; call it through
-jobio.sandbox, never in the web server's process: libdarshan-util is C and a crafted
+read_profile() (a job's log) and read_run_logs() (a lab run's, one per process)
+are the only places that open a log with PyDarshan; call them through jobio.sandbox,
+never in the web server's process: libdarshan-util is C and a crafted
 log could make it loop or allocate without end.
 """
 
-from dataclasses import replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +25,58 @@ def read_profile(path: Path) -> IOProfile:
     libdarshan-util through PyDarshan's backend, checking every call's answer
     (DarshanReport reads a log cut short as one without records). Run it in a
     sandbox (jobio.sandbox.parse)."""
+    log = _read_log(path)
+    return _profile([log], nprocs=int(log.job["nprocs"]))
+
+
+def read_run_logs(paths: list[Path]) -> IOProfile:
+    """The profile of one run recorded as several logs, one per process (a
+    darshan-runtime built without MPI writes one for each process it is preloaded
+    into: fio's parent and each job it forks, every rank of an MPI program). The
+    processes are those that read or wrote; a file that several of them read or wrote
+    counts as shared, as Darshan's MPI reduction would have recorded it. Run it in a
+    sandbox (jobio.sandbox.parse_run_logs)."""
+    if len(paths) > RUN_LOGS_MAX:
+        raise LogUnreadable(
+            f"The run left {len(paths)} Darshan logs, more than the {RUN_LOGS_MAX} its "
+            "processes can write, so its profile was not read."
+        )
+    working = [log for log in (_read_log(path, posix_needed=False) for path in paths) if log.did_io]
+    if not working:
+        raise LogUnreadable(
+            "Darshan recorded no reads or writes in the run's directory: no process of "
+            "the benchmark was watched."
+        )
+    return _profile(working, nprocs=len(working))
+
+
+# A run's processes (8 at most in the exercises), one log each, and the parent that
+# started them (fio's, or the MPI launcher).
+RUN_LOGS_MAX = 16
+
+
+@dataclass
+class _Log:
+    """What one log holds that a profile is made of."""
+
+    job: dict
+    exe: str
+    records: list[dict]
+    names: dict[int, str]
+    partial: bool
+
+    @property
+    def did_io(self) -> bool:
+        return any(
+            r["counters"]["POSIX_READS"] > 0 or r["counters"]["POSIX_WRITES"] > 0
+            for r in self.records
+            if self.names.get(r["id"], "") not in STREAMS
+        )
+
+
+def _read_log(path: Path, *, posix_needed: bool = True) -> _Log:
+    """One log. Of a run's logs, one without a POSIX record is a process that did no
+    file I/O (`posix_needed` False); of a job, a log with nothing to advise on."""
     from darshan.backend import cffi_backend as backend  # noqa: PLC0415 -- heavy; the sandbox's child only
 
     ffi, lib = backend.ffi, backend.libdutil
@@ -39,6 +92,8 @@ def read_profile(path: Path) -> IOProfile:
         if lib.darshan_log_get_job(handle, jobrec) < 0:
             raise LogUnreadable(CUT_SHORT)
         job = backend.log_get_job(log)
+        if "POSIX" not in backend.log_get_modules(log) and not posix_needed:
+            return _Log(job, "", [], {}, partial=False)
         if "POSIX" not in backend.log_get_modules(log):
             raise LogUnreadable(
                 f"The log of job {job['jobid']} has no POSIX record: Darshan did not watch "
@@ -48,9 +103,8 @@ def read_profile(path: Path) -> IOProfile:
         modules = backend.log_get_modules(log)
         names = _names(ffi, lib, handle)
         records = _posix_records(backend, log)
-        profile = _profile(job, backend.log_get_exe(log), records, names)
         partial = any(bool(m.get("partial_flag")) for m in modules.values())
-        return replace(profile, partial=partial)
+        return _Log(job, str(backend.log_get_exe(log)), records, names, partial)
     finally:
         lib.darshan_log_close(handle)
 
@@ -106,44 +160,49 @@ SUMMED = (
 )
 
 
-def _profile(job: dict, exe: str, records: Any, names: dict[int, str]) -> IOProfile:
+def _profile(logs: list[_Log], nprocs: int) -> IOProfile:
     sums: dict[str, float] = {}
     files: set[int] = set()
     shared: set[int] = set()
+    writers: dict[int, int] = {}  # file -> the logs that read or wrote it
     footprint: dict[int, int] = {}
     common: dict[int, int] = {}
     first = 0
-    for record in records:
-        name = names.get(record["id"], "")
-        if name in STREAMS:
-            continue
-        c, fc = record["counters"], record["fcounters"]
-        files.add(record["id"])
-        if c["POSIX_READS"] > 0 or c["POSIX_WRITES"] > 0:
-            first += int(job["nprocs"]) if record["rank"] == -1 else 1
-        if record["rank"] == -1:
-            shared.add(record["id"])
-        for key in SUMMED:
-            value = c[key] if key in c else fc[key]
-            if value > 0:  # -1: not recorded (e.g. reduced away)
-                sums[key] = sums.get(key, 0) + (float(value) if key in fc else int(value))
-        top = int(max(c["POSIX_MAX_BYTE_WRITTEN"], c["POSIX_MAX_BYTE_READ"])) + 1
-        footprint[record["id"]] = max(footprint.get(record["id"], 0), top)
-        for i in range(1, 5):
-            size, count = int(c[f"POSIX_ACCESS{i}_ACCESS"]), int(c[f"POSIX_ACCESS{i}_COUNT"])
-            if size > 0 and count > 0:
-                common[size] = common.get(size, 0) + count
+    for log in logs:
+        for record in log.records:
+            name = log.names.get(record["id"], "")
+            if name in STREAMS:
+                continue
+            c, fc = record["counters"], record["fcounters"]
+            files.add(record["id"])
+            if c["POSIX_READS"] > 0 or c["POSIX_WRITES"] > 0:
+                first += int(log.job["nprocs"]) if record["rank"] == -1 else 1
+                writers[record["id"]] = writers.get(record["id"], 0) + 1
+            if record["rank"] == -1:
+                shared.add(record["id"])
+            for key in SUMMED:
+                value = c[key] if key in c else fc[key]
+                if value > 0:  # -1: not recorded (e.g. reduced away)
+                    sums[key] = sums.get(key, 0) + (float(value) if key in fc else int(value))
+            top = int(max(c["POSIX_MAX_BYTE_WRITTEN"], c["POSIX_MAX_BYTE_READ"])) + 1
+            footprint[record["id"]] = max(footprint.get(record["id"], 0), top)
+            for i in range(1, 5):
+                size, count = int(c[f"POSIX_ACCESS{i}_ACCESS"]), int(c[f"POSIX_ACCESS{i}_COUNT"])
+                if size > 0 and count > 0:
+                    common[size] = common.get(size, 0) + count
+    shared |= {file for file, n in writers.items() if n > 1}
 
     def n(key: str) -> int:
         return int(sums.get(key, 0))
 
     top4 = sorted(common.items(), key=lambda sc: (-sc[1], sc[0]))[:4]
+    first_log = logs[0]
     return IOProfile(
-        job_id=int(job["jobid"]),
-        uid=int(job["uid"]),
-        nprocs=int(job["nprocs"]),
-        run_time_s=float(job.get("run_time", 0.0)),
-        exe=str(exe)[:500],
+        job_id=int(first_log.job["jobid"]),
+        uid=int(first_log.job["uid"]),
+        nprocs=nprocs,
+        run_time_s=max(float(log.job.get("run_time", 0.0)) for log in logs),
+        exe=first_log.exe[:500],
         bytes_written=n("POSIX_BYTES_WRITTEN"),
         bytes_read=n("POSIX_BYTES_READ"),
         writes=n("POSIX_WRITES"),
@@ -159,4 +218,5 @@ def _profile(job: dict, exe: str, records: Any, names: dict[int, str]) -> IOProf
         meta_time_s=float(sums.get("POSIX_F_META_TIME", 0.0)),
         io_time_s=float(sums.get("POSIX_F_READ_TIME", 0.0) + sums.get("POSIX_F_WRITE_TIME", 0.0)),
         common_sizes=tuple((int(s), int(c)) for s, c in top4),
+        partial=any(log.partial for log in logs),
     )

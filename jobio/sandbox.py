@@ -6,7 +6,7 @@ a fresh Python (`python -I -c CHILD`, no Django, no fork of a worker's threads) 
 - gets the log on its standard input, in an anonymous memory file (memfd): no path,
   nothing on a disk another user could read;
 - has an empty environment (no secret comes in by it) and no file descriptor but its
-  three standard ones;
+  three standard ones (and, for a lab run's logs, one memory file per log);
 - imports its code, then gives up the worker's identity for DARSHAN_SANDBOX_USER's,
   the network, programs, and all but a little memory, CPU time, processes and files
   (jobio/confine.py) before it opens the log;
@@ -76,6 +76,31 @@ def parse_bytes(data: bytes, *, seconds: float, memory_bytes: int, max_bytes: in
     return answer(code, stdout, stderr, memory_bytes)
 
 
+def parse_run_logs(
+    data: bytes, sizes: list[int], *, seconds: float, memory_bytes: int
+) -> IOProfile:
+    """The profile of a lab run's logs: `data` holds them one after the other, `sizes`
+    (checked when they arrived: jobio/runs.py) says where each ends. Each is handed to
+    the child in a memory file of its own; the child is told their descriptors."""
+    if not sizes or sum(sizes) != len(data):
+        raise LogUnreadable("The run's Darshan logs did not arrive whole.")
+    files = []
+    try:
+        start = 0
+        for size in sizes:
+            fd = os.memfd_create("darshan-log")
+            files.append(fd)
+            os.write(fd, data[start : start + size])
+            start += size
+        code, stdout, stderr = run_confined(
+            RUN_LOGS_CHILD, b"", seconds=seconds, memory_bytes=memory_bytes, pass_fds=files
+        )
+    finally:
+        for fd in files:
+            os.close(fd)
+    return answer(code, stdout, stderr, memory_bytes)
+
+
 def parse_with_site_limits(path: Path) -> IOProfile:
     """`parse` within the limits the site set (DARSHAN_*)."""
     return parse(path, **site_limits())
@@ -112,7 +137,12 @@ def sandbox_ids() -> tuple[int, int]:
 
 
 def run_confined(
-    program: str, data: bytes, *, seconds: float, memory_bytes: int
+    program: str,
+    data: bytes,
+    *,
+    seconds: float,
+    memory_bytes: int,
+    pass_fds: list[int] | None = None,
 ) -> tuple[int, bytes, bytes]:
     """Runs `program` (Python source that calls `confine(**LIMITS)` once it has
     imported what it needs, then reads `data` from /proc/self/fd/0) as the sandbox
@@ -120,17 +150,20 @@ def run_confined(
     to ANSWER_MAX_BYTES); a child over its time is killed, and LogUnreadable says so."""
     uid, gid = sandbox_ids()
     limits = {"uid": uid, "gid": gid, "memory_bytes": memory_bytes, "cpu_seconds": int(seconds) + 1}
+    # The memory files of a run's logs (parse_run_logs), which it reads by number.
+    fds = list(pass_fds or [])
     log = os.memfd_create("darshan-log")
     try:
         os.write(log, data)  # memfd writes are whole: it is memory
         os.lseek(log, 0, os.SEEK_SET)
         return run_bounded(
-            [sys.executable, "-I", "-c", PROLOGUE + program, json.dumps(limits)],
+            [sys.executable, "-I", "-c", PROLOGUE + program, json.dumps(limits), json.dumps(fds)],
             seconds=seconds,
             output_max=ANSWER_MAX_BYTES,
             cwd=PROJECT_DIR,
             env=ENV,
             stdin=log,
+            pass_fds=fds,
             # Its memory is bounded from the start, its imports too (confine() sets the
             # same limit again, with the rest).
             preexec_fn=lambda: _limit_memory(memory_bytes),
@@ -202,8 +235,9 @@ LIMITS = json.loads(sys.argv[1])
 # The reader: the profile of the log on stdin, as one line of JSON.
 CHILD = """
 from pathlib import Path
+READ = lambda: read_profile(Path("/proc/self/fd/0"))
 try:
-    from jobio.profile import LogUnreadable, read_profile
+    from jobio.profile import LogUnreadable, read_profile, read_run_logs
     import darshan.backend.cffi_backend
 except (ImportError, MemoryError, OSError) as e:
     print(json.dumps({"start": type(e).__name__}))
@@ -214,12 +248,18 @@ except (ConfineError, OSError) as e:
     print(json.dumps({"sandbox": str(e)}))
     sys.exit(0)
 try:
-    reply = {"profile": read_profile(Path("/proc/self/fd/0")).to_json()}
+    reply = {"profile": READ().to_json()}
 except LogUnreadable as e:
     reply = {"error": str(e)}
 except MemoryError:
     reply = {"memory": True}
 print(json.dumps(reply))
 """
+
+# A lab run's logs: each in a memory file whose number the parent passes.
+RUN_LOGS_CHILD = CHILD.replace(
+    'READ = lambda: read_profile(Path("/proc/self/fd/0"))',
+    'READ = lambda: read_run_logs([Path(f"/proc/self/fd/{fd}") for fd in json.loads(sys.argv[2])])',
+)
 
 __all__ = ["LogUnreadable", "SandboxUnavailable", "parse", "parse_bytes"]

@@ -11,7 +11,7 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from jobio import checks
+from jobio import checks, runs
 from jobio.logdir import LookupRefused, fetch
 from jobio.models import CheckSource, JobCheck
 from jobio.sandbox import LogUnreadable, parse_bytes_with_site_limits
@@ -88,3 +88,28 @@ def _log_of(check: JobCheck) -> bytes:
 @shared_task(name="jobio.tasks.end_lost_checks")
 def end_lost_checks() -> None:
     checks.end_lost()
+
+
+def read_run_logs_once_committed(run_id: int) -> None:
+    """Sends the read of a run's logs once their row is committed. A queue that does
+    not take it leaves them unread, and the run page says so after a while."""
+
+    def send() -> None:
+        try:
+            read_run_logs.delay(run_id)
+        except Exception:
+            log.exception("run %s: the task queue did not take its Darshan logs", run_id)
+
+    transaction.on_commit(send)
+
+
+@shared_task(
+    name="jobio.tasks.read_run_logs",
+    time_limit=checks.task_seconds(),
+    soft_time_limit=checks.task_seconds() - checks.TIME_MARGIN_SECONDS // 2,
+)
+def read_run_logs(run_id: int) -> None:
+    try:
+        runs.read(run_id)
+    except SoftTimeLimitExceeded:
+        log.warning("run %s: reading its Darshan logs took too long", run_id)

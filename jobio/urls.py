@@ -8,4 +8,6 @@ urlpatterns = [
     path("upload", views.check_upload, name="upload"),
     path("job", views.check_job, name="job"),
     path("<uuid:pk>/", views.check_detail, name="detail"),
+    path("runs/<uuid:key>/logs", views.run_logs, name="run-logs"),
+    path("runs/<uuid:key>/profile", views.run_profile, name="run-profile"),
 ]

@@ -3,18 +3,21 @@ from urllib.parse import urlencode
 from django.conf import settings
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import redirect, render
+from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
+from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_POST
 
 from exercises.advisor.facts import advice_for
 from exercises.advisor.profile import IOProfile
 from exercises.catalogue.profiles import active_profile
-from jobio import checks
+from jobio import checks, runs
 from jobio.charts import chart_data, size_rows
 from jobio.forms import JobIdForm, UploadForm
 from jobio.models import JobCheck
-from jobio.tasks import read_once_committed
+from jobio.tasks import read_once_committed, read_run_logs_once_committed
+from jobs.models import BenchmarkRun
+from jobs.results import ResultRefused, header_number
 from portal.polling import poll_answer
 from portal.units import MiB
 
@@ -113,3 +116,49 @@ def _result(check: JobCheck) -> dict:
         "chart": chart_data(io),
         "size_rows": size_rows(io),
     }
+
+
+# --- a lab run's own profile ----------------------------------------------------
+
+
+@csrf_exempt  # posted by the job script, authenticated by the run's secret
+@require_POST
+def run_logs(request: HttpRequest, key: str) -> HttpResponse:
+    """The Darshan logs of a run, sent by its job after the result (jobio/runs.py)."""
+    run = get_object_or_404(BenchmarkRun, key=key)
+    try:
+        length = header_number(
+            request.META.get("CONTENT_LENGTH") or "0", "Content-Length", 0, 2**62
+        )
+        if length > settings.RUN_DARSHAN_MAX_BYTES:
+            raise ResultRefused(413, "the logs are larger than the portal keeps")
+        row = runs.receive(
+            run,
+            request.headers.get("X-Storagelab-Token", ""),
+            request.body,
+            request.headers.get("X-Darshan-Sizes"),
+            request.headers.get("X-Darshan-Missing"),
+        )
+    except ResultRefused as e:
+        return HttpResponse(f"{e}\n", status=e.status, content_type="text/plain")
+    if row.sizes:
+        read_run_logs_once_committed(run.pk)
+    return HttpResponse("accepted\n", status=202, content_type="text/plain")
+
+
+@login_required
+def run_profile(request: HttpRequest, key: str) -> HttpResponse:
+    """The run page's I/O profile (a fragment it loads, polled while it may come): the
+    run's owner sees it, and staff."""
+    visible = BenchmarkRun.objects.defer("raw_output").select_related("target", "exercise")
+    if not request.user.is_staff:
+        visible = visible.filter(user=request.user)
+    run = get_object_or_404(visible, key=key)
+    shown = runs.of_run(run, checks.task_seconds())
+    ctx = {"run": run, "shown": shown}
+    if shown.profile is not None:
+        io = shown.profile
+        job = advice_for(io, active_profile())
+        ctx |= {"io": io, "job": job, "chart": chart_data(io), "size_rows": size_rows(io)}
+    response = render(request, "jobs/run_detail.html#run-profile", ctx)
+    return poll_answer(response, still_polling=shown.following)

@@ -7,6 +7,7 @@ script moves it into a private file at once (never onto a command line).
 """
 
 import math
+import re
 import shlex
 
 from django.conf import settings
@@ -41,6 +42,34 @@ def one_line(text: str) -> str:
     return "".join(c if c.isprintable() else "?" for c in text)
 
 
+# At most this many logs are sent (a process each, and the one that started them):
+# jobio/profile.py reads no more (RUN_LOGS_MAX).
+DARSHAN_LOGS_MAX = 16
+# A run directory Darshan's configuration can name as a plain regular expression.
+PLAIN_PATH = re.compile(r"/[A-Za-z0-9/._-]+")
+
+
+def darshan_context(run: BenchmarkRun) -> dict:
+    """What the script needs to record the run with Darshan (RUN_DARSHAN_RUNTIME), or
+    nothing: the site has no runtime, or the run's directory is not a plain path."""
+    if not settings.RUN_DARSHAN_RUNTIME or not PLAIN_PATH.fullmatch(run.run_directory):
+        return {}
+    # Each character literal in a POSIX extended regular expression: "." and "-" in
+    # brackets, the rest as it is. A config line is split at blanks: the path has none.
+    escaped = "".join(f"[{c}]" if c in ".-" else c for c in run.run_directory)
+    return {
+        "darshan": True,
+        "darshan_runtime": shlex.quote(settings.RUN_DARSHAN_RUNTIME),
+        "darshan_include": shlex.quote(f"NAME_INCLUDE ^{escaped}/ POSIX"),
+        "darshan_logs_max": DARSHAN_LOGS_MAX,
+        "darshan_max_bytes": settings.RUN_DARSHAN_MAX_BYTES,
+        "logs_url": shlex.quote(
+            settings.PORTAL_CALLBACK_URL.rstrip("/")
+            + reverse("jobio:run-logs", kwargs={"key": run.key})
+        ),
+    }
+
+
 def render_script(run: BenchmarkRun) -> str:
     engine = get_engine(run.engine)
     target = Target(directory=run.run_directory, tmpfs=run.in_memory)
@@ -65,6 +94,7 @@ def render_script(run: BenchmarkRun) -> str:
             "max_bytes": settings.RESULT_MAX_BYTES,
             "retry_seconds": settings.RESULT_RETRY_SECONDS,
             "result_url": shlex.quote(result_url(run)),
+            **darshan_context(run),
         },
     )
 

@@ -30,6 +30,7 @@ def run_bounded(
     cwd: Path = Path("/"),
     stdin: int | None = None,
     preexec_fn: Callable[[], None] | None = None,
+    pass_fds: list[int] | None = None,
 ) -> tuple[int, bytes, bytes]:
     """Runs `argv` in a session of its own for at most `seconds`. Returns its exit
     status, stdout and stderr, each kept up to `output_max` bytes (the rest is read
@@ -45,6 +46,7 @@ def run_bounded(
         cwd=cwd,
         env=env,
         close_fds=True,
+        pass_fds=pass_fds or (),
         start_new_session=True,
         preexec_fn=preexec_fn,  # noqa: PLW1509 -- only setrlimit, then a fresh interpreter
     )

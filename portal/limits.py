@@ -6,9 +6,10 @@ memory or disk whole. So the cap is a middleware at the top of the stack, on the
 declared length (Content-Length): a body beyond it is answered 413 unread. A body
 with no length (chunked) is read by Django as empty, never more than it declares.
 
-Limits by path: a job's output RESULT_MAX_BYTES, a Darshan upload DARSHAN_MAX_BYTES and
-its form's overhead, anything else REQUEST_MAX_BYTES. The site's proxy should refuse
-larger bodies itself (nginx: client_max_body_size; README, "Deploying at a site").
+Limits by path: a job's output RESULT_MAX_BYTES, a run's Darshan logs
+RUN_DARSHAN_MAX_BYTES, a Darshan upload DARSHAN_MAX_BYTES and its form's overhead,
+anything else REQUEST_MAX_BYTES. The site's proxy should refuse larger bodies itself
+(nginx: client_max_body_size; README, "Deploying at a site").
 """
 
 import re
@@ -24,12 +25,15 @@ from portal.units import MiB
 FORM_OVERHEAD = 64 * 1024
 RESULT_PATH = re.compile(r"^/jobs/runs/[0-9a-f-]{36}/result$")
 DARSHAN_UPLOAD_PATH = "/check-my-job/upload"
+RUN_LOGS_PATH = re.compile(r"^/check-my-job/runs/[0-9a-f-]{36}/logs$")
 
 
 def body_limit(path: str) -> int:
     """The largest body a request to `path` may have."""
     if RESULT_PATH.match(path):
         return settings.RESULT_MAX_BYTES
+    if RUN_LOGS_PATH.match(path):
+        return settings.RUN_DARSHAN_MAX_BYTES
     if path == DARSHAN_UPLOAD_PATH:
         return settings.DARSHAN_MAX_BYTES + FORM_OVERHEAD
     return settings.REQUEST_MAX_BYTES

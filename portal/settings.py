@@ -474,6 +474,16 @@ DARSHAN_CHECKS_PER_HOUR = envint("DARSHAN_CHECKS_PER_HOUR", "30")
 DARSHAN_USER_MAX_BYTES = envint("DARSHAN_USER_MAX_BYTES", str(128 * 2**20))
 # How long finding a job's log in DARSHAN_LOG_DIR may take (a hung mount).
 DARSHAN_LOOKUP_SECONDS = envint("DARSHAN_LOOKUP_SECONDS", "10")
+# Each lab run's own I/O profile: darshan-runtime's libdarshan.so, built without MPI,
+# as the compute nodes have it (empty: runs are not recorded). The job script preloads
+# it into the benchmark and sends the logs, up to RUN_DARSHAN_MAX_BYTES, which stay
+# with the run (jobio/runs.py).
+RUN_DARSHAN_RUNTIME = os.getenv("RUN_DARSHAN_RUNTIME", "")
+if RUN_DARSHAN_RUNTIME and not re.fullmatch(r"/[A-Za-z0-9._/+-]+\.so[0-9.]*", RUN_DARSHAN_RUNTIME):
+    raise ImproperlyConfigured(
+        "RUN_DARSHAN_RUNTIME must be the absolute path of libdarshan.so on the compute nodes"
+    )
+RUN_DARSHAN_MAX_BYTES = envint("RUN_DARSHAN_MAX_BYTES", str(2 * 2**20))
 
 # Quota collection (exercises/quotas/): how often, how long one tool may take, where the
 # tools are looked for, the most files the local collector counts in one user's directory,
@@ -501,6 +511,7 @@ CELERY_TASK_ROUTES = {
     "jobs.tasks.ingest_result": {"queue": RESULTS_QUEUE},
     "jobio.tasks.read_check": {"queue": DARSHAN_QUEUE},
     "jobio.tasks.end_lost_checks": {"queue": DARSHAN_QUEUE},
+    "jobio.tasks.read_run_logs": {"queue": DARSHAN_QUEUE},
 }
 CELERY_BEAT_SCHEDULE = {
     "sync-runs": {"task": "jobs.tasks.sync_runs", "schedule": SYNC_INTERVAL_SECONDS},

@@ -2,9 +2,10 @@
 # Builds darshan-runtime (without MPI) and darshan-util from the vendored source into
 # $DARSHAN_PREFIX (/opt/storagelab/darshan): libdarshan.so records the POSIX I/O of any
 # program run with LD_PRELOAD, and writes its log into the directory DARSHAN_LOGPATH
-# names (no Slurm job needed; the job id is the process id). make-logs.sh uses it to
-# make the small logs of tests/jobio/logs/. Once: a build of the same source is kept.
-# About a minute on 2 cores. Not part of `make test`: the logs are committed.
+# names (no Slurm job needed; the job id is the process id). The dev cluster's start
+# (docker/slurm/start.sh) builds it: every lab run records its own I/O with it
+# (RUN_DARSHAN_RUNTIME); make-logs.sh uses it to make the small logs of
+# tests/jobio/logs/. Once: a build of the same source is kept. About a minute on 2 cores.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../lib.sh"

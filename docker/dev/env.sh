@@ -36,4 +36,7 @@ export STATIC_ROOT=${STATIC_ROOT:-$STATE_DIR/static}
 # memory copies) would measure each other. Given to the worker and to the demo's
 # round only: the tests set their own.
 DEV_CALIBRATION_PARALLEL=${CALIBRATION_PARALLEL:-1}
+# Each lab run records its own I/O with the darshan-runtime docker/slurm/start.sh built
+# (RUN_DARSHAN_RUNTIME= turns it off).
+export RUN_DARSHAN_RUNTIME=${RUN_DARSHAN_RUNTIME-/opt/storagelab/darshan/lib/libdarshan.so}
 export DJANGO_SETTINGS_MODULE=portal.settings

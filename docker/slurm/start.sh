@@ -23,6 +23,9 @@ apt_install slurmctld slurmd slurm-client slurmrestd slurm-wlm-jwt-plugin munge 
 # restarted (its running jobs go on).
 had_pmix=$(dpkg-query -W -f='${Status}' libpmix2 2>/dev/null | grep -c 'install ok installed' || true)
 "$here/ior.sh"
+# darshan-runtime (without MPI) and darshan-util, from the vendored source (built once,
+# about a minute): each lab run records its own I/O with it (RUN_DARSHAN_RUNTIME).
+"$here/../darshan/build.sh"
 if [ "$had_pmix" = 0 ] && alive "$RUN_DIR/slurmd.pid"; then
   stop_pidfile slurmd "$RUN_DIR/slurmd.pid"
 fi

@@ -15,10 +15,11 @@ say() { echo "Storage Lab: $*" >&2; }
 # The run's secret goes into a file only this user reads, before anything else
 # runs: no command line (which 'ps' shows every user) ever holds it, and the
 # benchmark's processes do not inherit it.
-secret="" result="" made=""
+secret="" result="" made="" darshan_dir=""
 cleanup() {
   rm -f -- "$secret" "$result"
   [ -z "$made" ] || rm -rf -- "$run_dir"
+  [ -z "$darshan_dir" ] || rm -rf -- "$darshan_dir"
 }
 trap cleanup EXIT
 secret=$(mktemp) || exit 1
@@ -43,8 +44,15 @@ fi
 made=1
 cd -- "$run_dir" || exit 1
 echo "Storage Lab: running {{ engine }} in $run_dir on $(hostname)"
-{{ command }} >"$result" 2>&1
-status=$?
+{% if darshan %}# Darshan records the benchmark's own I/O, one log per process, into a private
+# directory: the files in the run's directory only (its configuration leaves out every
+# other name). The logs are written as each process ends, after the figure is taken.
+darshan_dir=$(mktemp -d) && mkdir -- "$darshan_dir/logs" || exit 1
+printf '%s\n' 'NAME_EXCLUDE .* POSIX' {{ darshan_include }} >"$darshan_dir/config"
+LD_PRELOAD={{ darshan_runtime }} DARSHAN_ENABLE_NONMPI=1 DARSHAN_LOGPATH="$darshan_dir/logs" \
+  DARSHAN_CONFIG_PATH="$darshan_dir/config" {{ command }} >"$result" 2>&1
+{% else %}{{ command }} >"$result" 2>&1
+{% endif %}status=$?
 # The output, whole, in the job's output file too, between lines the portal finds
 # again (`manage.py attach_result`) if its post never arrives.
 echo "Storage Lab: the output of {{ engine }} follows (exit status $status)"
@@ -80,6 +88,33 @@ while :; do
   sleep "$pause"
   pause=$((pause < 16 ? pause * 2 : 30))
 done
+{% if darshan %}
+# Then the run's Darshan logs, one after the other with their sizes (or why there are
+# none), in one post the portal takes once; tried for about a minute: the figure is home.
+send_logs() {
+  local logs=("$darshan_dir"/logs/*.darshan) bundle="$darshan_dir/bundle" missing="" sizes=""
+  if [ ! -e "${logs[0]}" ]; then
+    missing=none
+  elif [ "${#logs[@]}" -gt {{ darshan_logs_max }} ]; then
+    missing=many
+  else
+    sizes=$(stat -c %s -- "${logs[@]}" | paste -sd, -)
+    cat -- "${logs[@]}" >"$bundle"
+    [ "$(stat -c %s -- "$bundle")" -le {{ darshan_max_bytes }} ] || missing=big
+  fi
+  local header=(-H "X-Darshan-Sizes: $sizes") body=(--data-binary @"$bundle")
+  [ -z "$missing" ] || { header=(-H "X-Darshan-Missing: $missing"); body=(--data-binary ""); }
+  for pause in 1 2 4 8 16 30; do
+    code=$(curl -q --silent --show-error --max-time 30 --output /dev/null --write-out '%{http_code}' \
+      -H @"$secret" "${header[@]}" -H "Content-Type: application/octet-stream" "${body[@]}" \
+      {{ logs_url }}) || true
+    case "$code" in 2?? | 4??) break ;; esac
+    sleep "$pause"
+  done
+  case "$code" in 2?? | 409) ;; *) say "the portal did not take the run's Darshan logs (HTTP ${code:-none})" ;; esac
+}
+[ -z "$delivered" ] || send_logs
+{% endif %}
 # The portal has the output: this file (still written to by Slurm, which holds it
 # open) is no longer needed. Only a regular file of this user's, never a link.
 if [ -n "$delivered" ] && [ -f "$output" ] && [ ! -L "$output" ] && [ -O "$output" ]; then

@@ -24,6 +24,8 @@ from tests.names import unique_name
 BEFORE = [
     ("exercises", "0010_exercise_time_direct_claims"),
     ("jobs", "0005_run_ingest_attempts"),
+    # Its later migrations point at the runs as the split left them.
+    ("jobio", "0002_check_job_id_read_started"),
     ("catalogue", None),
     ("quotas", None),
     ("courses", None),

@@ -1,0 +1,203 @@
+"""A lab run's own Darshan logs: the job script that records them, the endpoint the
+job sends them to (its run's secret, a size cap, once), their reading in the sandbox,
+and what the run page says when there is a profile and when there is none."""
+
+import subprocess
+from datetime import timedelta
+
+import pytest
+from django.test import Client
+from django.utils import timezone
+
+from jobio.models import RunLog
+from jobs.models import BenchmarkRun, RunStatus
+from jobs.results import token_hash
+from jobs.scripts import render_script
+from tests.jobio.logs import log
+from tests.runs import make_run
+
+pytestmark = pytest.mark.django_db
+
+TOKEN = "the-per-run-secret"
+RUNTIME = "/opt/site/darshan/lib/libdarshan.so"
+
+
+@pytest.fixture
+def run(make_user, disk_target) -> BenchmarkRun:
+    user = make_user("sl-darshan1")
+    return make_run(
+        user.cluster_account,
+        disk_target,
+        result_token_hash=token_hash(TOKEN),
+        status=RunStatus.COMPLETED,
+        job_script="LD_PRELOAD=/x.so fio ...",
+        result_received_at=timezone.now(),
+    )
+
+
+def send(client: Client, run: BenchmarkRun, body: bytes, token: str = TOKEN, **headers):
+    return client.post(
+        f"/check-my-job/runs/{run.key}/logs",
+        body,
+        content_type="application/octet-stream",
+        headers={"X-Storagelab-Token": token, **headers},
+    )
+
+
+def two_processes() -> tuple[bytes, str]:
+    """Two real fio logs, as one run's two processes would send them."""
+    logs = [log("random-4k").read_bytes(), log("sequential-1m").read_bytes()]
+    return b"".join(logs), ",".join(str(len(data)) for data in logs)
+
+
+def profile_page(client: Client, run: BenchmarkRun) -> str:
+    client.force_login(run.user)
+    return client.get(f"/check-my-job/runs/{run.key}/profile").content.decode()
+
+
+# --- the job script -------------------------------------------------------------
+
+
+def test_the_script_preloads_the_sites_runtime_for_the_run_directory_only(run, settings) -> None:
+    settings.RUN_DARSHAN_RUNTIME = RUNTIME
+    script = render_script(run)
+
+    assert f"LD_PRELOAD={RUNTIME} DARSHAN_ENABLE_NONMPI=1" in script
+    # Darshan records the run's own files only, the path's dots and dashes literal.
+    escaped = run.run_directory.replace(".", "[.]").replace("-", "[-]")
+    assert f"'NAME_INCLUDE ^{escaped}/ POSIX'" in script
+    assert f"/check-my-job/runs/{run.key}/logs" in script
+    assert subprocess.run(["bash", "-n"], input=script.encode()).returncode == 0
+
+
+def test_without_a_runtime_nothing_is_preloaded_and_the_page_says_nothing(
+    run, settings, client
+) -> None:
+    settings.RUN_DARSHAN_RUNTIME = ""
+    script = render_script(run)
+    run.job_script = script
+    run.save()
+
+    assert "LD_PRELOAD" not in script and "DARSHAN" not in script
+    assert subprocess.run(["bash", "-n"], input=script.encode()).returncode == 0
+    assert "as Darshan saw it" not in profile_page(client, run)
+
+
+def test_a_run_directory_a_regular_expression_cannot_name_plainly_is_not_recorded(
+    run, settings
+) -> None:
+    settings.RUN_DARSHAN_RUNTIME = RUNTIME
+    run.target_directory = "/srv/a+b/c"
+
+    assert "LD_PRELOAD" not in render_script(run)
+
+
+# --- the endpoint ---------------------------------------------------------------
+
+
+def test_the_logs_are_taken_once_with_the_runs_secret(client, run, tasks_run_at_commit) -> None:
+    body, sizes = two_processes()
+
+    assert send(client, run, body, token="guess", **{"X-Darshan-Sizes": sizes}).status_code == 403
+    assert send(client, run, body, **{"X-Darshan-Sizes": sizes}).status_code == 202
+    assert send(client, run, body, **{"X-Darshan-Sizes": sizes}).status_code == 409
+
+    row = RunLog.objects.get(run=run)
+    assert bytes(row.logs) == body  # kept with the run
+    assert row.profile["nprocs"] == 2
+
+
+@pytest.mark.parametrize("sizes", ["", "12,x", "1,2", "0," + "9" * 3, "1" + ",1" * 64])
+def test_sizes_that_do_not_add_up_are_refused(client, run, sizes) -> None:
+    body, _ = two_processes()
+
+    response = send(client, run, body, **{"X-Darshan-Sizes": sizes})
+
+    assert response.status_code == 400
+    assert not RunLog.objects.filter(run=run).exists()
+
+
+def test_logs_over_the_cap_are_refused_unread(client, run, settings) -> None:
+    settings.RUN_DARSHAN_MAX_BYTES = 1000
+    body, sizes = two_processes()
+
+    assert send(client, run, body, **{"X-Darshan-Sizes": sizes}).status_code == 413
+    assert not RunLog.objects.filter(run=run).exists()
+
+
+def test_the_runs_profile_shows_on_its_page_and_goes_with_the_run(
+    client, run, tasks_run_at_commit, dev_profile
+) -> None:
+    body, sizes = two_processes()
+    send(client, run, body, **{"X-Darshan-Sizes": sizes})
+
+    page = profile_page(client, run)
+
+    assert "What this run did, as Darshan saw it" in page
+    assert "2 processes" in page
+    assert 'id="jobio-data"' in page and 'id="sizes-table"' in page
+    run.delete()
+    assert not RunLog.objects.exists()
+
+
+def test_only_the_owner_and_staff_see_a_runs_profile(client, run, make_user) -> None:
+    client.force_login(make_user("sl-darshan2"))
+    assert client.get(f"/check-my-job/runs/{run.key}/profile").status_code == 404
+    staff = make_user("sl-darshan3")
+    staff.is_staff = True
+    staff.save()
+    client.force_login(staff)
+    assert client.get(f"/check-my-job/runs/{run.key}/profile").status_code == 200
+
+
+# --- no profile, and why --------------------------------------------------------
+
+
+def test_a_log_cut_short_keeps_the_figure_and_says_why_there_is_no_profile(
+    client, run, tasks_run_at_commit
+) -> None:
+    data = log("random-4k").read_bytes()
+    cut = data[: len(data) // 2]
+
+    assert send(client, run, cut, **{"X-Darshan-Sizes": str(len(cut))}).status_code == 202
+
+    page = profile_page(client, run)
+    assert "could not be read" in page and "cut short" in page
+    assert 'id="jobio-data"' not in page
+
+
+def test_a_job_that_wrote_no_log_says_so(client, run) -> None:
+    assert send(client, run, b"", **{"X-Darshan-Missing": "none"}).status_code == 202
+    assert send(client, run, b"", **{"X-Darshan-Missing": "none"}).status_code == 409
+
+    assert "Darshan wrote no log" in profile_page(client, run)
+
+
+def test_an_unknown_reason_is_refused(client, run) -> None:
+    assert send(client, run, b"", **{"X-Darshan-Missing": "nonsense"}).status_code == 400
+
+
+@pytest.mark.parametrize(
+    "status, received_ago, says, polls",
+    [
+        (RunStatus.RUNNING, None, "once the run has ended", True),
+        (RunStatus.COMPLETED, 5, "follows the result", True),
+        (RunStatus.COMPLETED, 600, "No Darshan log arrived", False),
+        (RunStatus.CANCELLED, None, "ended cancelled", False),
+    ],
+)
+def test_while_no_log_has_come_the_page_says_what_to_expect(
+    client, run, status, received_ago, says, polls
+) -> None:
+    run.status = status
+    run.result_received_at = (
+        timezone.now() - timedelta(seconds=received_ago) if received_ago else None
+    )
+    run.ended_at = run.result_received_at
+    run.save()
+
+    client.force_login(run.user)
+    response = client.get(f"/check-my-job/runs/{run.key}/profile")
+
+    assert says in response.content.decode()
+    assert (response.status_code == 200) == polls  # 286: the page stops asking
