@@ -28,6 +28,8 @@ def shapes(profile: SiteProfile) -> list[ExerciseShape]:
             files_per_process=e.files_per_process,
             fsync=e.fsync,
             reads=e.read_back,
+            shared_file=not e.file_per_process,
+            engine=e.engine or profile.engine,
         )
         for e in profile.exercises.all()
         if not e.measures_metadata

@@ -79,6 +79,8 @@ class ExerciseShape:
     files_per_process: int
     fsync: bool = True
     reads: bool = False  # it reads its data back: it has read figures
+    shared_file: bool = False  # every process writes its part of one file
+    engine: str = ""  # the benchmark's program (fio, ior): breaks ties between twins
 
 
 def distance(p: IOProfile, e: ExerciseShape) -> float:
@@ -99,8 +101,20 @@ def distance(p: IOProfile, e: ExerciseShape) -> float:
     d += abs(math.log2(max(p.nprocs, 1) / e.processes)) / 3
     files_per_process = max(p.files / max(p.nprocs, 1), 1.0)
     d += abs(math.log2(files_per_process / e.files_per_process)) / 3
+    # One file shared by the processes, or a file each; reading the data back or not.
+    d += 0.0 if (p.shared_files > 0) == e.shared_file else 1.0
+    d += 0.0 if (p.bytes_read > 0) == e.reads else 0.5
+    # Between exercises that do the same I/O with different programs (1a with fio,
+    # 1a-ior with IOR), the job's own program: a lab run is then its own exercise, and a
+    # user's program, which is neither, changes nothing.
+    d += 0.0 if program_of(p.exe) == e.engine else 0.01
     # The page-cache trap (4a) times the cache, not the storage: never the model.
     return d + (0.0 if e.fsync else 2.0)
+
+
+def program_of(exe: str) -> str:
+    """The program's name in a log's command line ("/usr/bin/fio --x" -> "fio")."""
+    return exe.split(maxsplit=1)[0].rsplit("/", 1)[-1] if exe.strip() else ""
 
 
 def resembles(p: IOProfile, shapes: Sequence[ExerciseShape]) -> ExerciseShape | None:

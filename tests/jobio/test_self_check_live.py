@@ -1,0 +1,87 @@
+"""The advisor checks itself: a real run of every exercise of the dev profile, recorded
+with Darshan on the live cluster, is read back into a profile, and the advisor must
+recognise it as that exercise and advise as the exercise's lesson says. A small repeat
+of each (timed ones for 1 s instead of the lab's 2), on $TMPDIR: the profile's shape,
+not the figure, is what is checked."""
+
+import time
+
+import pytest
+from django.conf import settings
+
+from exercises.advisor.facts import advice_for
+from exercises.advisor.profile import IOProfile
+from exercises.catalogue.lessons import claims_of
+from jobio.models import RunLog
+from jobs.submission import start_run
+from tests.runs import follow
+
+pytestmark = [
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.skipif(not settings.RUN_DARSHAN_RUNTIME, reason="the dev env names the runtime"),
+]
+
+# Exercises whose I/O is another's, byte for byte: Darshan cannot tell them apart, so
+# the advisor names the first of them (the one the lab starts with).
+TWINS = {"4b": "1a", "7": "1a"}
+# The page-cache trap times the cache, not the storage: the advisor never takes it as
+# the model of a job, and a job that writes as 4a does is advised as 1a.
+NEVER_A_MODEL = {"4a": "1a"}
+# mdtest's figures are rates, not MiB/s: the advisor compares a job with the exercises
+# that move data, and the one that creates as many small files is 3.
+DATA_TWIN = {"6": "3"}
+
+
+def small(exercise):
+    """The exercise as a short repeat: the same pattern, sizes and processes."""
+    w = exercise.workload
+    return w.model_copy(
+        update={
+            "seconds": 1 if w.seconds else None,
+        }
+    )
+
+
+def read_profile_of(run, timeout: float = 90) -> IOProfile:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        row = RunLog.objects.filter(run=run).first()
+        if row and row.profile:
+            return IOProfile.from_json(row.profile)
+        assert not (row and (row.problem or row.missing)), row.problem or row.missing
+        time.sleep(0.3)
+    raise AssertionError(f"no profile for {run.exercise.key} after {timeout}s")
+
+
+def test_every_dev_exercise_is_recognised_as_itself(live_portal, dev_profile, trainee) -> None:
+    target = dev_profile.targets.get(key="tmp")
+    exercises = list(dev_profile.exercises.order_by("order"))
+    # Runs of no exercise: the advice rests on the site's figures, not on these runs.
+    runs = [start_run(trainee, target, small(e), engine=e.runs_with) for e in exercises]
+    done = follow(*runs, timeout=240)
+    in_memory = {t.key for t in dev_profile.targets.all() if t.in_memory}
+
+    table = []
+    for exercise, run in zip(exercises, done, strict=True):
+        key = exercise.key
+        assert run.status == "completed", f"{key}: {run.status_reason or run.parse_error}"
+        job = advice_for(read_profile_of(run), dev_profile)
+        first = job.advice.ranking[0].target_key
+        table.append((key, job.resembles.key if job.resembles else None, first))
+    print("\nexercise → resembles → first target")
+    for row in table:
+        print(" → ".join(str(cell) for cell in row))
+
+    for key, resembles, first in table:
+        expected = TWINS.get(key) or DATA_TWIN.get(key) or NEVER_A_MODEL.get(key) or key
+        assert resembles == expected, (key, resembles)
+        # Advised as the lesson says: the first target is none the exercise shows slower
+        # than another that keeps the job's data (memory is no place for a job's output,
+        # whatever its speed: the advisor ranks it below for a job that writes).
+        claims = claims_of(dev_profile.exercises.get(key=resembles))
+        slower = {
+            c.slower.target
+            for c in claims
+            if c.faster.exercise == c.slower.exercise and c.faster.target not in in_memory
+        }
+        assert first not in slower, (key, first)
