@@ -107,9 +107,9 @@ INSTALLED_APPS = [
     "exercises",  # the teaching domain's migration history, no models
     "exercises.catalogue",
     "exercises.quotas",
+    "exercises.predictions",
     "exercises.courses",
     "exercises.advisor",
-    "exercises.predictions",
     "exercises.lab",
     "exercises.calibration",
     "jobio",

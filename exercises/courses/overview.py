@@ -1,16 +1,18 @@
 """What a course shows its class and its instructors: the course's runs, the class's
-figures and rates per exercise and target, and when any of it changed. The
-instructor's grid: grid.py. Who may see them: access.py."""
+figures and rates per exercise and target, how the class predicted each exercise, and
+when any of it changed. The instructor's grid: grid.py. Who may see them: access.py."""
 
 from collections import defaultdict
 from datetime import datetime
 from typing import NamedTuple
 
-from django.db.models import Count, Max
+from django.db.models import Count, Max, QuerySet
 
 from exercises.catalogue import figures
 from exercises.catalogue.models import Exercise, StorageTarget
 from exercises.courses.models import Course
+from exercises.predictions import classwide
+from exercises.predictions.models import Prediction
 from jobs.engines.base import plausible
 from jobs.models import BenchmarkRun, RunResult
 from portal.units import mib
@@ -18,11 +20,29 @@ from portal.units import mib
 
 def overview_version(course: Course) -> str:
     """Changes whenever the instructor's grid would: a run of the class moving,
-    arriving or leaving (reset), or someone joining or leaving (2 queries)."""
+    arriving or leaving (reset), someone joining or leaving, or a prediction made or
+    changed (3 queries)."""
     runs = BenchmarkRun.objects.filter(course=course).aggregate(n=Count("id"), at=Max("updated_at"))
     joined = course.enrollments.aggregate(n=Count("id"), newest=Max("id"))
+    guessed = course_predictions(course).aggregate(n=Count("id"), at=Max("made_at"))
     at = runs["at"].timestamp() if runs["at"] else 0
-    return f"{runs['n']}-{at}-{joined['n']}-{joined['newest'] or 0}"
+    guessed_at = guessed["at"].timestamp() if guessed["at"] else 0
+    return f"{runs['n']}-{at}-{joined['n']}-{joined['newest'] or 0}-{guessed['n']}-{guessed_at}"
+
+
+def course_predictions(course: Course) -> QuerySet[Prediction]:
+    """The predictions of the course's trainees of the course's exercises."""
+    return Prediction.objects.filter(user__enrollments__course=course, exercise__courses=course)
+
+
+def class_predictions(course: Course) -> dict[int, list[list[str]]]:
+    """Exercise id -> the class's predictions of it (target keys, fastest first),
+    (1 query)."""
+    found: dict[int, list[list[str]]] = defaultdict(list)
+    for exercise_id, order in course_predictions(course).values_list("exercise_id", "order"):
+        if isinstance(order, list):
+            found[exercise_id].append([str(key) for key in order])
+    return found
 
 
 class ClassRun(NamedTuple):
@@ -67,11 +87,26 @@ def class_figures(
     )
 
 
-def class_chart(course: Course, exercise: Exercise, class_table: figures.Table) -> dict:
+def class_chart(
+    course: Course,
+    exercise: Exercise,
+    class_table: figures.Table,
+    predictions: dict[int, list[list[str]]] | None = None,
+) -> dict:
     """One exercise's class figures per target: the rows, and their chart; for a
-    metadata exercise (mdtest), the class's median operations per second instead."""
+    metadata exercise (mdtest), the class's median operations per second instead.
+    With the class's `predictions` (class_predictions), how it predicted the exercise
+    beside the class's medians."""
     rows = [f for (exercise_id, _), f in class_table.items() if exercise_id == exercise.pk]
+    predicted = None
+    if predictions is not None and not exercise.measures_metadata:
+        predicted = classwide.summary(
+            predictions.get(exercise.pk, []),
+            [(f.target.key, f.target.name) for f in rows],
+            {f.target.key: f.class_median for f in rows},
+        )
     return {
+        "predicted": predicted,
         "exercise": exercise,
         "id": f"class-{exercise.key}",
         "rows": rows,

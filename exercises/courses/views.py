@@ -210,6 +210,7 @@ def course_overview(request: HttpRequest, pk: int) -> HttpResponse:
     shown = exercises if chosen == "all" else [e for e in exercises if e.key == chosen]
     runs = overview.class_runs(course)
     class_table = overview.class_figures(course, exercises, targets, runs)
+    predictions = overview.class_predictions(course)
     cells = grid.cells_of(runs)
     stand = grid.standings(people, exercises, targets, cells)
     ctx = {
@@ -230,7 +231,7 @@ def course_overview(request: HttpRequest, pk: int) -> HttpResponse:
         ],
         "waiting_minutes": grid.WAITING_HELP_MINUTES,
         "idle_minutes": grid.IDLE_HELP_MINUTES,
-        "charts": [overview.class_chart(course, e, class_table) for e in shown],
+        "charts": [overview.class_chart(course, e, class_table, predictions) for e in shown],
         "polling": course.is_open,
     }
     ctx["help_count"] = sum(total for _, _, total, _ in ctx["help"])
@@ -302,7 +303,12 @@ def course_discussion(request: HttpRequest, pk: int, key: str) -> HttpResponse:
     ctx = {
         "course": course,
         "exercise": exercise,
-        "chart": overview.class_chart(course, exercise, overview.class_figures(course, exercises)),
+        "chart": overview.class_chart(
+            course,
+            exercise,
+            overview.class_figures(course, exercises),
+            overview.class_predictions(course),
+        ),
         "previous": exercises[at - 1] if at > 0 else None,
         "next": exercises[at + 1] if at + 1 < len(exercises) else None,
         "position": at + 1,
@@ -324,6 +330,8 @@ EXPORT_FIELDS = [
     "write_mb_s", "write_iops", "processes", "slurm_job_id", "started", "ended",
     # Added with IOR's read-back and mdtest: after the first columns, which scripts read.
     "engine", "read_mib_s", "create_ops_s", "stat_ops_s", "read_ops_s", "remove_ops_s",
+    # Where the participant predicted this target in this exercise (1: fastest).
+    "predicted_place",
 ]  # fmt: skip
 
 
@@ -333,7 +341,7 @@ def _rate(result: RunResult | None, name: str) -> float | None:
     return round(value, 1) if result and plausible_rate(value, result.processes) else None
 
 
-def _export_rows(course: Course) -> list[dict]:
+def _export_rows(course: Course, predicted: dict[tuple[int, int], list[str]]) -> list[dict]:
     runs = (
         BenchmarkRun.objects.filter(course=course)
         .select_related("user", "exercise", "target", "result")
@@ -368,9 +376,36 @@ def _export_rows(course: Course) -> list[dict]:
                 "engine": run.engine,
                 "read_mib_s": round(units.mib(read), 2) if read else None,
                 **{name: _rate(result, name) for name in RATE_FIELDS},
+                "predicted_place": _place(
+                    predicted.get((run.user_id, run.exercise_id), []), run.target.key
+                ),
             }
         )
     return rows
+
+
+def _place(order: list[str], key: str) -> int | None:
+    return order.index(key) + 1 if key in order else None
+
+
+def _predictions(course: Course) -> list[dict]:
+    """The class's predictions, each as its participant made it (target names, fastest
+    first)."""
+    names = {t.key: t.name for t in course.targets.all()}
+    found = (
+        overview.course_predictions(course)
+        .select_related("user", "exercise")
+        .order_by("user__username", "exercise__order")
+    )
+    return [
+        {
+            "participant": p.user.get_username(),
+            "exercise": p.exercise.key,
+            "order": [names.get(key, key) for key in p.order],
+            "made_at": p.made_at.isoformat(),
+        }
+        for p in found
+    ]
 
 
 def _cell(value: object) -> object:
@@ -383,10 +418,17 @@ def _cell(value: object) -> object:
 @login_required
 def course_export(request: HttpRequest, pk: int, fmt: str) -> HttpResponse:
     course = access.course_for_instructor(request.user, pk)
-    rows = _export_rows(course)
+    predictions = _predictions(course)
+    by_run = {(p.user_id, p.exercise_id): p.order for p in overview.course_predictions(course)}
+    rows = _export_rows(course, by_run)
     filename = f"storagelab-course-{course.pk}-results.{fmt}"
     if fmt == "json":
-        body = {"course": course.title, "profile": course.profile.name, "runs": rows}
+        body = {
+            "course": course.title,
+            "profile": course.profile.name,
+            "runs": rows,
+            "predictions": predictions,
+        }
         response: HttpResponse = JsonResponse(body, json_dumps_params={"indent": 2})
     else:
         response = HttpResponse(content_type="text/csv; charset=utf-8")

@@ -145,19 +145,20 @@ def test_the_overview_reads_as_much_for_a_class_of_30_as_for_one_of_2(
     client, people, make_user, django_assert_max_num_queries
 ) -> None:
     """Polled every 3 s by the instructor of a class of 200: the queries do not grow
-    with the class (a session, the user, the course, the grid's version, the course's
-    exercises, targets and runs, its participants and the site's two references)."""
+    with the class (a session, the user, the course, the grid's version (3), the
+    course's exercises, targets and runs, its participants, the class's predictions and
+    the site's two references)."""
     course = people["course"]
     client.force_login(people["instructor"])
     url = f"/courses/{course.pk}/overview"
-    with django_assert_max_num_queries(11):
+    with django_assert_max_num_queries(13):
         small = client.get(url, headers=HTMX)
     for n in range(28):
         trainee = make_user()
         Enrollment.objects.create(course=course, user=trainee)
         run = add_run(course, people["trainee"], "1a", "scratch", 100 + n)
         BenchmarkRun.objects.filter(pk=run.pk).update(user=trainee)  # no account each
-    with django_assert_max_num_queries(11):
+    with django_assert_max_num_queries(13):
         large = client.get(url, headers=HTMX)
     assert small.status_code == large.status_code == 200
     rows = [page.content.decode().count('<th scope="row">') for page in (small, large)]
@@ -424,7 +425,9 @@ def test_the_export_has_mdtests_rates_and_a_read_back_figure(client, people) -> 
     fio = next(r for r in body["runs"] if r["target"] == "$SCRATCH")
     assert (fio["write_mib_s"], fio["read_mib_s"], fio["create_ops_s"]) == (50.0, 200.0, None)
     header = client.get(f"/courses/{course.pk}/export.csv").content.decode().splitlines()[0]
-    assert header.endswith("engine,read_mib_s,create_ops_s,stat_ops_s,read_ops_s,remove_ops_s")
+    assert header.endswith(
+        "engine,read_mib_s,create_ops_s,stat_ops_s,read_ops_s,remove_ops_s,predicted_place"
+    )
 
 
 def test_a_metadata_exercise_shows_the_class_median_rates_not_a_bandwidth_chart(
