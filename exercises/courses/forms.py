@@ -28,6 +28,10 @@ class CourseForm(forms.Form):
     max_active_runs = forms.IntegerField(
         label="Runs a trainee may have going at once", min_value=1, max_value=32, initial=4
     )
+    predictions_required = forms.BooleanField(
+        label="Trainees predict first (each ranks the targets before their first run)",
+        required=False,
+    )
 
     def __init__(self, *args: object, profile: SiteProfile, **kwargs: object):
         super().__init__(*args, **kwargs)

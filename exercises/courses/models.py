@@ -31,6 +31,10 @@ class Course(models.Model):
     max_active_runs = models.PositiveIntegerField(
         default=4, help_text="Runs one trainee may have going at once in this course"
     )
+    # Trainees rank an exercise's targets before their first run of it (predictions/).
+    predictions_required = models.BooleanField(
+        default=False, help_text="Each trainee predicts before their first run of an exercise"
+    )
     created_at = models.DateTimeField(default=timezone.now)
     # Any change of the course itself (an edit, closed, opened, a new code): an open
     # overview then reloads, as its columns or buttons may have changed.

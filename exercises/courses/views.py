@@ -82,6 +82,7 @@ def course_create(request: HttpRequest) -> HttpResponse:
                 profile=profile,
                 closes_at=form.cleaned_data["closes_at"],
                 max_active_runs=form.cleaned_data["max_active_runs"],
+                predictions_required=form.cleaned_data["predictions_required"],
             )
             course.instructors.add(request.user)
             course.exercises.set(profile.exercises.filter(key__in=form.cleaned_data["exercises"]))
@@ -101,15 +102,17 @@ def course_edit(request: HttpRequest, pk: int) -> HttpResponse:
         "title": course.title,
         "closes_at": course.closes_at,
         "max_active_runs": course.max_active_runs,
+        "predictions_required": course.predictions_required,
         "exercises": list(course.exercises.values_list("key", flat=True)),
         "targets": list(course.targets.values_list("key", flat=True)),
     }
     form = CourseForm(request.POST or None, initial=initial, profile=course.profile)
     if request.method == "POST" and form.is_valid():
         with transaction.atomic():
-            for name in ("title", "closes_at", "max_active_runs"):
+            edited = ["title", "closes_at", "max_active_runs", "predictions_required"]
+            for name in edited:
                 setattr(course, name, form.cleaned_data[name])
-            course.save(update_fields=["title", "closes_at", "max_active_runs", "changed_at"])
+            course.save(update_fields=[*edited, "changed_at"])
             chosen = form.cleaned_data
             course.exercises.set(course.profile.exercises.filter(key__in=chosen["exercises"]))
             course.targets.set(course.profile.targets.filter(key__in=chosen["targets"]))

@@ -8,7 +8,8 @@ StartRefused with what to tell the user. The rules, in this order:
 3. the run's files fit in what is left of the user's quota on each target
    (the check itself: exercises/quotas/checks.py);
 4. each run counts for the first open course the user joined that teaches this
-   exercise on that target;
+   exercise on that target; a course that asks for predictions first refuses the
+   first run of an exercise the user has not predicted;
 5. the runs that fit in the user's free slots (MAX_ACTIVE_RUNS_PER_USER, and each
    course's cap per trainee) start; the others wait for a free slot and start by
    themselves, in order, as the user's runs end (jobs/slots.py); at most
@@ -26,6 +27,7 @@ from django.db import transaction
 
 from exercises.catalogue.models import Exercise, StorageTarget
 from exercises.courses import access
+from exercises.predictions.models import Prediction
 from exercises.quotas.checks import quota_problems
 from jobs import slots
 from jobs.models import BenchmarkRun, RunStatus
@@ -75,6 +77,7 @@ def start_runs(
         if any(problems):
             raise StartRefused(" ".join(p for p in problems if p))
         course_for = access.open_courses_for(user, exercise, targets)
+        _check_prediction(user, exercise, [c for c in course_for.values() if c])
         runs = [
             exercise_run(account, exercise, target, course=course_for[target.pk], waiting=True)
             for _ in range(repeat)
@@ -117,6 +120,24 @@ def _of_exercise(exercise: Exercise) -> dict:
         "time_limit_minutes": exercise.time_limit_minutes,
         "exercise": exercise,
     }
+
+
+PREDICT_FIRST = (
+    'Your course asks you to predict first: rank the targets under "Your prediction" '
+    "on this page (which will be fastest?), then start the runs."
+)
+
+
+def _check_prediction(user: AbstractBaseUser, exercise: Exercise, courses: list) -> None:
+    """A course that asks for predictions refuses a first run of an unpredicted
+    exercise (one that measures metadata takes no prediction)."""
+    if exercise.measures_metadata or not any(c.predictions_required for c in courses):
+        return
+    if Prediction.objects.filter(user=user, exercise=exercise).exists():
+        return
+    if BenchmarkRun.objects.filter(user=user, exercise=exercise).exists():
+        return  # ran it before the course asked: a prediction can no longer be made
+    raise StartRefused(PREDICT_FIRST)
 
 
 def _check_waiting_cap(

@@ -11,6 +11,7 @@ from django.views.decorators.http import require_POST
 from exercises.catalogue.figures import chart
 from exercises.catalogue.models import Exercise
 from exercises.catalogue.profiles import active_profile
+from exercises.courses import access
 from exercises.lab import pages
 from exercises.lab.forms import StartRunsForm, new_click
 from exercises.lab.start import StartRefused, start_runs
@@ -112,6 +113,8 @@ def _page(
         ctx["prediction_form"] = prediction_form or PredictionForm(initial=initial, targets=targets)
         names = {t.key: t.name for t in targets}
         ctx["prediction_order"] = names_of(mine, names) if mine else None
+        courses = access.open_courses_for(request.user, ctx["exercise"], targets).values()
+        ctx["prediction_required"] = any(c.predictions_required for c in courses if c)
     return render(request, "lab/exercise_detail.html", ctx, status=status)
 
 

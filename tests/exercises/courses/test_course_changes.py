@@ -194,3 +194,24 @@ def test_an_edit_shows_the_closing_time_as_the_browser_reads_it_and_keeps_it(
     assert shown == closes.strftime("%Y-%m-%dT%H:%M")  # a datetime-local input's value
     course.refresh_from_db()
     assert course.closes_at == closes.replace(second=0, microsecond=0)
+
+
+def test_an_instructor_asks_a_running_course_to_predict_first(client, people) -> None:
+    course = people["course"]
+    client.force_login(people["instructor"])
+    form = client.get(f"/courses/{course.pk}/edit").content.decode()
+    assert "Trainees predict first" in form
+
+    client.post(
+        f"/courses/{course.pk}/edit",
+        {
+            "title": course.title,
+            "max_active_runs": 4,
+            "predictions_required": "on",
+            "exercises": ["1a", "2a"],
+            "targets": ["scratch", "tmp"],
+        },
+    )
+
+    course.refresh_from_db()
+    assert course.predictions_required

@@ -6,6 +6,7 @@ from django.test import Client
 
 from exercises.predictions.compare import Miss, misses
 from exercises.predictions.models import Prediction
+from jobs.models import BenchmarkRun
 from tests.runs import make_runs
 
 pytestmark = pytest.mark.django_db
@@ -111,3 +112,46 @@ def test_a_metadata_exercise_takes_no_prediction(client: Client, trainee) -> Non
     assert client.post("/lab/6/prediction", SLOWEST_FIRST).status_code == 404
     assert 'id="predict"' not in client.get("/lab/6/").content.decode()
     assert not Prediction.objects.exists()
+
+
+# --- a course that asks for predictions first ----------------------------------
+
+
+@pytest.fixture
+def asking_course(dev_profile, trainee, make_user):
+    from exercises.courses.models import Enrollment  # noqa: PLC0415
+    from tests.courses import make_course  # noqa: PLC0415
+
+    course = make_course(dev_profile, make_user(), "Predict first")
+    course.predictions_required = True
+    course.save()
+    Enrollment.objects.create(course=course, user=trainee)
+    return course
+
+
+def test_a_course_that_asks_for_predictions_refuses_an_unpredicted_first_run(
+    client: Client, trainee, asking_course
+) -> None:
+    client.force_login(trainee)
+    page = client.get("/lab/1a/").content.decode()
+    refused = client.post("/lab/1a/runs", {"targets": ["scratch"], "repeat": "1"})
+
+    assert "Your course asks you to predict before your first run" in page
+    assert "Your course asks you to predict first" in refused.content.decode()
+    assert not BenchmarkRun.objects.filter(user=trainee).exists()
+
+
+def test_once_predicted_the_runs_start(client: Client, trainee, asking_course) -> None:
+    from exercises.lab.start import start_runs  # noqa: PLC0415
+
+    client.force_login(trainee)
+    client.post(
+        "/lab/1a/prediction",
+        {"place_1": "tmp", "place_2": "scratch", "place_3": "global", "place_4": "home"},
+    )
+
+    runs = start_runs(
+        trainee, asking_course.exercises.get(key="1a"), list(asking_course.targets.all())
+    )
+
+    assert len(runs) == 2
