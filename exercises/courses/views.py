@@ -405,6 +405,7 @@ def _predictions(course: Course) -> list[dict]:
             "participant": p.user.get_username(),
             "exercise": p.exercise.key,
             "order": [names.get(key, key) for key in p.order],
+            "mib_s_guessed": {names.get(key, key): mib for key, mib in p.figures.items()},
             "made_at": p.made_at.isoformat(),
         }
         for p in found

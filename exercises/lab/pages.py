@@ -211,8 +211,9 @@ def get_target(profile: SiteProfile, key: str) -> StorageTarget:
 PANEL_STATE_SQL = f"""
     SELECT e.id, {SITE_HASH}, mine.n, mine.latest, classmates.n, classmates.newest, courses.ids,
            class_going.going,
-           -- My prediction of it (exercises/predictions), to set beside my runs.
-           (SELECT pr."order" FROM predictions_prediction pr
+           -- My prediction of it (exercises/predictions), to set beside my runs:
+           -- its order and its figures.
+           (SELECT json_build_array(pr."order", pr.figures)::text FROM predictions_prediction pr
             WHERE pr.exercise_id = e.id AND pr.user_id = %(user)s) AS prediction
     FROM exercises_exercise e
     JOIN exercises_siteprofile p ON p.id = e.profile_id
@@ -258,6 +259,7 @@ class PanelState:
     class_cutoff: datetime
     class_going: bool = False  # someone in my courses has a run of it going
     prediction: tuple[str, ...] | None = None  # my prediction's target keys, fastest first
+    guesses: tuple[tuple[str, float], ...] = ()  # its MiB/s per target key, where I gave one
 
     @property
     def version(self) -> str:
@@ -287,7 +289,9 @@ def panel_state(key: str, user: AbstractBaseUser) -> PanelState:
         row = cursor.fetchone()
     if row is None:
         get_exercise(key)  # raises the 404 that says what is missing
-    exercise_id, site_hash, mine, latest, results, newest_result, courses, class_going, order = row
+    exercise_id, site_hash, mine, latest, results, newest_result, courses, class_going, made = row
+    # Raw SQL: the JSON comes as text (Django decodes JSON fields, not psycopg).
+    order, guesses = json.loads(made) if made else (None, None)
     return PanelState(
         exercise_id=exercise_id,
         site=site_hash,
@@ -296,8 +300,8 @@ def panel_state(key: str, user: AbstractBaseUser) -> PanelState:
         courses=tuple(courses or ()),
         class_cutoff=cutoff,
         class_going=bool(class_going),
-        # Raw SQL: the JSON comes as text (Django decodes JSON fields, not psycopg).
-        prediction=tuple(json.loads(order)) if order else None,
+        prediction=tuple(order) if order else None,
+        guesses=tuple(sorted((guesses or {}).items())),
     )
 
 

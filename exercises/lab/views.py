@@ -90,7 +90,11 @@ def exercise_predict(request: HttpRequest, key: str) -> HttpResponse:
     Prediction.objects.update_or_create(
         user=request.user,
         exercise=exercise,
-        defaults={"order": form.cleaned_data["order"], "made_at": timezone.now()},
+        defaults={
+            "order": form.cleaned_data["order"],
+            "figures": form.cleaned_data["figures"],
+            "made_at": timezone.now(),
+        },
     )
     messages.info(request, "Your prediction is saved. Now run the exercise and see.")
     return redirect("lab:exercise-detail", key=exercise.key)
@@ -109,7 +113,10 @@ def _page(
         # Before the first run of it, the trainee may predict (and change it).
         targets = pages.site_of(panel).targets
         mine = list(panel.prediction or ())  # read with the panel's state
-        initial = {f"place_{i + 1}": key for i, key in enumerate(mine)}
+        guessed = dict(panel.guesses)
+        initial = {f"place_{i + 1}": key for i, key in enumerate(mine)} | {
+            f"figure_{i + 1}": guessed[key] for i, key in enumerate(mine) if key in guessed
+        }
         ctx["prediction_form"] = prediction_form or PredictionForm(initial=initial, targets=targets)
         names = {t.key: t.name for t in targets}
         ctx["prediction_order"] = names_of(mine, names) if mine else None
@@ -143,7 +150,7 @@ def _panel_context(request: HttpRequest, panel: pages.PanelState) -> dict:
     if runs and panel.prediction:
         names = {f.target.key: f.target.name for f in figures}
         medians = {f.target.name: f.my_median for f in figures if f.my_median}
-        predicted = outcome(list(panel.prediction), names, medians)
+        predicted = outcome(list(panel.prediction), names, medians, dict(panel.guesses))
     class_refresh = settings.CLASS_REFRESH_SECONDS or None
     return {
         "exercise": exercise,

@@ -27,21 +27,63 @@ def misses(order: list[str], medians: dict[str, float]) -> list[Miss]:
     ]
 
 
+@dataclass(frozen=True)
+class Guess:
+    """The MiB/s the trainee expected of a target, beside the median of their runs."""
+
+    target: str  # its name
+    guessed_mib_s: float
+    measured_mib_s: float
+
+    @property
+    def factor(self) -> float:
+        """How many times off, whichever way: guesses are on a log scale."""
+        low, high = sorted((self.guessed_mib_s, self.measured_mib_s))
+        return high / low
+
+    @property
+    def words(self) -> str:
+        if self.factor < CLOSE_FACTOR:
+            return "close (within 2×)"
+        way = "high" if self.guessed_mib_s > self.measured_mib_s else "low"
+        return f"{self.factor:,.0f}× too {way}"
+
+
+# A guess within this factor of the measurement is close: the guesses' scale steps
+# by about 3.
+CLOSE_FACTOR = 2
+
+
 @dataclass
 class Outcome:
     """A prediction beside the runs so far: its order (target names, fastest first),
-    how many of its targets have a figure, and the pairs the runs turned round."""
+    how many of its targets have a figure, the pairs the runs turned round, and the
+    figures guessed of measured targets."""
 
     order: list[str]
     measured: int
     misses: list[Miss]
+    guesses: list[Guess]
 
 
-def outcome(order_keys: list[str], names: dict[str, str], medians: dict[str, float]) -> Outcome:
+def outcome(
+    order_keys: list[str],
+    names: dict[str, str],
+    medians: dict[str, float],
+    guessed: dict[str, float] | None = None,
+) -> Outcome:
     """`order_keys`: the prediction's target keys; `names`: key -> name of the site's
-    targets; `medians`: name -> the median MiB/s of the trainee's runs."""
+    targets; `medians`: name -> the median MiB/s of the trainee's runs; `guessed`:
+    key -> the MiB/s the trainee expected, where they gave one."""
     order = names_of(order_keys, names)
-    return Outcome(order, sum(1 for n in order if medians.get(n)), misses(order, medians))
+    guesses = [
+        Guess(names[key], float(guessed[key]), medians[names[key]])
+        for key in order_keys
+        if key in names and (guessed or {}).get(key) and medians.get(names[key])
+    ]
+    return Outcome(
+        order, sum(1 for n in order if medians.get(n)), misses(order, medians), guesses
+    )
 
 
 def names_of(keys: list[str], names: dict[str, str]) -> list[str]:

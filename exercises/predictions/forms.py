@@ -5,10 +5,13 @@ from django import forms
 from exercises.catalogue.models import StorageTarget
 
 PLACES = ["Fastest", "2nd", "3rd", "4th", "5th", "6th", "7th", "8th"]
+# A figure to expect, on a log scale: half a decade apart, from a crawl to memory.
+GUESSES = [1, 3, 10, 30, 100, 300, 1_000, 3_000, 10_000, 30_000]
 
 
 class PredictionForm(forms.Form):
-    """One choice of target per place, fastest first; each target in one place."""
+    """One choice of target per place, fastest first; each target in one place; and,
+    if the trainee likes, the MiB/s they expect of it, on a log scale (GUESSES)."""
 
     def __init__(self, *args: object, targets: list[StorageTarget], **kwargs: object):
         super().__init__(*args, **kwargs)
@@ -21,6 +24,17 @@ class PredictionForm(forms.Form):
                 choices=choices,
                 error_messages={"required": "Put a target in every place."},
             )
+            self.fields[f"figure_{i + 1}"] = forms.TypedChoiceField(
+                label="at about",
+                choices=[("", "no figure")] + [(g, f"{g:,} MiB/s") for g in GUESSES],
+                coerce=int,
+                empty_value=None,
+                required=False,
+            )
+
+    def places(self) -> list[tuple[forms.BoundField, forms.BoundField]]:
+        """Each place's target and figure, fastest first."""
+        return [(self[f"place_{i + 1}"], self[f"figure_{i + 1}"]) for i in range(len(self.targets))]
 
     def clean(self) -> dict:
         cleaned = super().clean()
@@ -32,4 +46,9 @@ class PredictionForm(forms.Form):
                 raise forms.ValidationError(f"{name} is in two places: give each target one.")
             seen.add(key)
         cleaned["order"] = order
+        cleaned["figures"] = {
+            key: cleaned[f"figure_{i + 1}"]
+            for i, key in enumerate(order)
+            if key and cleaned.get(f"figure_{i + 1}")
+        }
         return cleaned

@@ -16,6 +16,8 @@ class Prediction(models.Model):
         "catalogue.Exercise", on_delete=models.CASCADE, related_name="predictions"
     )
     order = models.JSONField(help_text="Target keys, the fastest first")
+    # Optional: the MiB/s the trainee expects of a target, by its key (forms.GUESSES).
+    figures = models.JSONField(default=dict, blank=True, help_text="MiB/s guessed per target")
     made_at = models.DateTimeField(default=timezone.now)
 
     class Meta:

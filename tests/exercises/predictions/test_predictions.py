@@ -1,6 +1,8 @@
 """Predict, then measure: a trainee ranks an exercise's targets before their first
 run of it; the runs then say, pair by pair, where the guess held."""
 
+import re
+
 import pytest
 from django.test import Client
 
@@ -92,6 +94,41 @@ def test_a_right_guess_is_told_so(client: Client, trainee, dev_profile) -> None:
 
     assert "Your order held on the 4 targets measured so far." in page
     assert "You expected " not in page
+
+
+def test_figures_guessed_on_a_log_scale_are_set_beside_the_runs(
+    client: Client, trainee, dev_profile
+) -> None:
+    client.force_login(trainee)
+    # make_runs measures about 100 MiB/s everywhere.
+    guesses = {"figure_1": "1000", "figure_2": "100", "figure_3": "", "figure_4": "10"}
+    client.post("/lab/1a/prediction", SLOWEST_FIRST | guesses)
+    assert Prediction.objects.get(user=trainee).figures == {
+        "home": 1000, "global": 100, "tmp": 10,
+    }  # fmt: skip
+    before = client.get("/lab/1a/").content.decode()
+    assert '<option value="1000" selected>1,000 MiB/s</option>' in before  # kept to change
+
+    make_runs(trainee, dev_profile, 4)
+    page = client.get("/lab/1a/").content.decode()
+
+    table = page[page.index('id="guesses"') :].split("</table>")[0]
+    rows = re.findall(r'<tr><th scope="row">(.*?)</th><td class="num">(.*?)</td>'
+                      r'<td class="num">(.*?)</td><td>(.*?)</td></tr>', table)  # fmt: skip
+    assert rows == [
+        ("$HOME", "1,000", "100.0", "10× too high"),
+        ("$GLOBAL", "100", "101.0", "close (within 2×)"),
+        ("$TMPDIR", "10", "103.0", "10× too low"),
+    ]
+
+
+def test_a_figure_off_the_scale_is_refused(client: Client, trainee) -> None:
+    client.force_login(trainee)
+
+    answer = client.post("/lab/1a/prediction", SLOWEST_FIRST | {"figure_1": "123"})
+
+    assert answer.status_code == 400
+    assert not Prediction.objects.exists()
 
 
 def test_without_a_prediction_the_runs_page_says_nothing_of_one(
