@@ -159,6 +159,13 @@ def run_profile(request: HttpRequest, key: str) -> HttpResponse:
     if shown.profile is not None:
         io = shown.profile
         job = advice_for(io, active_profile())
-        ctx |= {"io": io, "job": job, "chart": chart_data(io), "size_rows": size_rows(io)}
+        ctx |= {
+            "io": io,
+            "job": job,
+            # "like 1a: 401 writes of 1 MiB ...": what it did, without the likeness.
+            "did": job.likeness.partition(": ")[2],
+            "chart": chart_data(io),
+            "size_rows": size_rows(io),
+        }
     response = render(request, "jobs/run_detail.html#run-profile", ctx)
     return poll_answer(response, still_polling=shown.following)

@@ -140,6 +140,14 @@ class BenchmarkRun(models.Model):
         return self.status in UNFINISHED_STATUSES
 
     @property
+    def figure_pending(self) -> bool:
+        """Completed, and its output is being read (or awaited within the grace): its
+        figure, or why there is none, is on its way. Pages keep following it."""
+        if self.status != RunStatus.COMPLETED or self.parse_error:
+            return False
+        return not hasattr(self, "result") and not self.result_missing
+
+    @property
     def result_missing(self) -> bool:
         """Slurm says it completed, yet its output never reached the portal."""
         if self.status != RunStatus.COMPLETED or self.result_received_at:

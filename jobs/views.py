@@ -30,7 +30,7 @@ def run_detail(request: HttpRequest, key: str) -> HttpResponse:
     run = _get_own_run(request, key)
     if request.htmx:
         response = render(request, "jobs/run_detail.html#run-status", {"run": run})
-        return poll_answer(response, still_polling=run.is_unfinished)
+        return poll_answer(response, still_polling=run.is_unfinished or run.figure_pending)
     return render(request, "jobs/run_detail.html", {"run": run})
 
 

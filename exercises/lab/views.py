@@ -144,7 +144,8 @@ def _panel_context(request: HttpRequest, panel: pages.PanelState) -> dict:
         places = slots.places(request.user.pk)
         for run in runs:
             run.waiting_place = places.get(run.pk)
-    polling = any(run.status in UNFINISHED_STATUSES for run in runs)
+    # Also while a completed run's figure is being read: it shows a moment after.
+    polling = any(run.status in UNFINISHED_STATUSES or run.figure_pending for run in runs)
     # Once there are runs, what they say of my prediction, if I made one.
     predicted = None
     if runs and panel.prediction:

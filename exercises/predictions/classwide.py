@@ -22,26 +22,47 @@ class Pair:
         return bool(self.expected_mib_s and self.other_mib_s)
 
     @property
+    def split(self) -> bool:
+        """Half expected one, half the other: no side is most of the class."""
+        return self.share == 0.5
+
+    @property
     def right(self) -> bool | None:
-        """Whether the class's medians agree with most of the class; None unmeasured."""
-        if not self.measured:
+        """Whether the class's medians agree with most of the class; None unmeasured
+        or split evenly."""
+        if not self.measured or self.split:
             return None
         return self.expected_mib_s >= self.other_mib_s
+
+    @property
+    def faster(self) -> str:
+        """The target the class measured faster (measured pairs only)."""
+        return self.expected if self.expected_mib_s >= self.other_mib_s else self.other
+
+    @property
+    def faster_mib_s(self) -> float:
+        return max(self.expected_mib_s, self.other_mib_s)
+
+    @property
+    def slower_mib_s(self) -> float:
+        return min(self.expected_mib_s, self.other_mib_s)
 
     @property
     def ratio(self) -> float | None:
         """How many times faster the faster of the two measured."""
         if not self.measured:
             return None
-        low, high = sorted((self.expected_mib_s, self.other_mib_s))
-        return high / low
+        # Of the figures as the page shows them (0.1 MiB/s), so that the ratio is the one
+        # a trainee works out from them.
+        low, high = sorted(round(m, 1) for m in (self.expected_mib_s, self.other_mib_s))
+        return high / low if low else None
 
 
 @dataclass(frozen=True)
 class ClassPrediction:
     count: int  # predictions of the class
     fastest: list[tuple[str, float]]  # target name, share who put it first
-    pairs: list[Pair]  # most of the class wrong first, then by how sure it was
+    pairs: list[Pair]  # most of the class wrong first, then split, then by how sure it was
 
 
 def summary(
@@ -77,5 +98,5 @@ def summary(
                     other_mib_s=medians.get(y),
                 )
             )
-    pairs.sort(key=lambda p: (p.right is not False, -p.share))
+    pairs.sort(key=lambda p: (p.right is not False, not p.split, -p.share))
     return ClassPrediction(len(orders), fastest, pairs)

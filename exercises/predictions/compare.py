@@ -81,9 +81,7 @@ def outcome(
         for key in order_keys
         if key in names and (guessed or {}).get(key) and medians.get(names[key])
     ]
-    return Outcome(
-        order, sum(1 for n in order if medians.get(n)), misses(order, medians), guesses
-    )
+    return Outcome(order, sum(1 for n in order if medians.get(n)), misses(order, medians), guesses)
 
 
 def names_of(keys: list[str], names: dict[str, str]) -> list[str]:

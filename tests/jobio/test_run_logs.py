@@ -134,7 +134,7 @@ def test_the_runs_profile_shows_on_its_page_and_goes_with_the_run(
     page = profile_page(client, run)
 
     assert "What this run did, as Darshan saw it" in page
-    assert "2 processes" in page
+    assert "2 files, in the run's directory" not in page and "2 processes" in page
     assert 'id="jobio-data"' in page and 'id="sizes-table"' in page
     run.delete()
     assert not RunLog.objects.exists()

@@ -55,5 +55,5 @@ def test_a_run_shows_the_io_darshan_recorded(
     client.force_login(trainee.user)
     page = client.get(f"/check-my-job/runs/{run.key}/profile").content.decode()
     assert "What this run did, as Darshan saw it" in page
-    assert f"{processes} process" in page
+    assert f"{'one process' if processes == 1 else f'{processes} processes'}" in page
     assert 'id="jobio-data"' in page

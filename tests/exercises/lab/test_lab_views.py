@@ -121,6 +121,28 @@ def test_the_runs_panel_polls_while_runs_are_active_and_then_stops(
     assert "hx-trigger" not in done.content.decode()
 
 
+def test_the_panel_goes_on_while_a_completed_runs_figure_is_being_read(
+    client, lab_user, dev_profile
+) -> None:
+    """Slurm may say a run completed a moment before its output is read: the panel
+    that stopped then would show "–" for good."""
+    client.force_login(lab_user)
+    make_runs(lab_user, dev_profile, 1, status=RunStatus.RUNNING)
+    run = BenchmarkRun.objects.get()
+    run.result.delete()
+    BenchmarkRun.objects.update(
+        status=RunStatus.COMPLETED, result_received_at=timezone.now(), ended_at=timezone.now()
+    )
+    headers = {"HX-Request": "true", "HX-Target": "runs-panel"}
+
+    reading = client.get("/lab/1a/", headers=headers)
+    BenchmarkRun.objects.update(parse_error="fio JSON output has no jobs")
+    unreadable = client.get("/lab/1a/", headers=headers)
+
+    assert reading.status_code == 200 and 'hx-trigger="every 2s"' in reading.content.decode()
+    assert unreadable.status_code == 286
+
+
 def test_pages_stay_within_a_fixed_number_of_queries_with_1000_runs(
     client, lab_user, dev_profile, django_assert_max_num_queries
 ) -> None:
