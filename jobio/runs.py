@@ -32,6 +32,12 @@ MISSING = {
     ),
     "many": "The run left more Darshan logs than it has processes, so they were not sent.",
 }
+IN_MEMORY = (
+    "Runs on a target in memory are not recorded: Darshan's bookkeeping of each call would "
+    "slow a million 4 KiB writes a second by about a quarter, and the figure would no "
+    "longer be the target's. Run the exercise on another target to see its I/O profile: "
+    "the requests are the same."
+)
 SIZES = re.compile(r"[0-9]{1,9}(,[0-9]{1,9}){0,63}")
 # A job sends its logs right after its result; beyond this, none is coming.
 LOGS_GRACE_SECONDS = 120
@@ -104,7 +110,7 @@ class RunProfile:
     profile: IOProfile | None = None
     reason: str = ""
     following: bool = False
-    recorded: bool = True
+    visible: bool = True  # a run of a site that records none has no card for it
 
 
 def recorded(run: BenchmarkRun) -> bool:
@@ -130,7 +136,9 @@ def of_run(run: BenchmarkRun, read_seconds: int) -> RunProfile:
             return RunProfile(reason="Reading the run's Darshan logs did not finish.")
         return RunProfile(reason="Reading the run's Darshan logs…", following=True)
     if not recorded(run):
-        return RunProfile(reason="This run was not recorded with Darshan.", recorded=False)
+        if run.in_memory and settings.RUN_DARSHAN_RUNTIME:
+            return RunProfile(reason=IN_MEMORY)
+        return RunProfile(reason="This run was not recorded with Darshan.", visible=False)
     if run.is_unfinished:
         return RunProfile(reason="The profile comes once the run has ended.", following=True)
     if run.status != RunStatus.COMPLETED:

@@ -51,8 +51,11 @@ PLAIN_PATH = re.compile(r"/[A-Za-z0-9/._-]+")
 
 def darshan_context(run: BenchmarkRun) -> dict:
     """What the script needs to record the run with Darshan (RUN_DARSHAN_RUNTIME), or
-    nothing: the site has no runtime, or the run's directory is not a plain path."""
+    nothing: the site has no runtime, the run is on a target in memory (where Darshan
+    would slow it: RUN_DARSHAN_IN_MEMORY), or its directory is not a plain path."""
     if not settings.RUN_DARSHAN_RUNTIME or not PLAIN_PATH.fullmatch(run.run_directory):
+        return {}
+    if run.in_memory and not settings.RUN_DARSHAN_IN_MEMORY:
         return {}
     # Each character literal in a POSIX extended regular expression: "." and "-" in
     # brackets, the rest as it is. A config line is split at blanks: the path has none.

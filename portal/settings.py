@@ -484,6 +484,10 @@ if RUN_DARSHAN_RUNTIME and not re.fullmatch(r"/[A-Za-z0-9._/+-]+\.so[0-9.]*", RU
         "RUN_DARSHAN_RUNTIME must be the absolute path of libdarshan.so on the compute nodes"
     )
 RUN_DARSHAN_MAX_BYTES = envint("RUN_DARSHAN_MAX_BYTES", str(2 * 2**20))
+# Runs on a target in memory are not recorded: Darshan's quarter of a microsecond per
+# call slows a million 4 KiB writes a second by a quarter (make bench, darshan.json),
+# far beyond the run-to-run spread. True records them too (make bench does, to say so).
+RUN_DARSHAN_IN_MEMORY = envbool("RUN_DARSHAN_IN_MEMORY", "false")
 
 # Quota collection (exercises/quotas/): how often, how long one tool may take, where the
 # tools are looked for, the most files the local collector counts in one user's directory,

@@ -92,6 +92,21 @@ def test_a_run_directory_a_regular_expression_cannot_name_plainly_is_not_recorde
     assert "LD_PRELOAD" not in render_script(run)
 
 
+def test_a_run_in_memory_is_not_recorded_and_its_page_says_why(
+    run, tmpfs_target, settings, client
+) -> None:
+    settings.RUN_DARSHAN_RUNTIME = RUNTIME
+    run.target, run.in_memory = tmpfs_target, True
+    run.target_directory = tmpfs_target.directory_for(run.cluster_username)
+    run.job_script = render_script(run)
+    run.save()
+
+    assert "LD_PRELOAD" not in run.job_script
+    assert "Runs on a target in memory are not recorded" in profile_page(client, run)
+    settings.RUN_DARSHAN_IN_MEMORY = True
+    assert "LD_PRELOAD" in render_script(run)
+
+
 # --- the endpoint ---------------------------------------------------------------
 
 
