@@ -18,6 +18,7 @@ from jobio.models import RunLog
 from jobio.sandbox import LogUnreadable, parse_run_logs
 from jobs.models import BenchmarkRun, RunStatus
 from jobs.results import ResultRefused, check_token
+from jobs.scripts import DARSHAN_LOGS_MAX
 from portal.units import MiB
 
 # Why a job sent no logs: the script says which (X-Darshan-Missing), the page says this.
@@ -38,7 +39,8 @@ IN_MEMORY = (
     "longer be the target's. Run the exercise on another target to see its I/O profile: "
     "the requests are the same."
 )
-SIZES = re.compile(r"[0-9]{1,9}(,[0-9]{1,9}){0,63}")
+# At most as many logs as the job script sends (a process each, and their parent).
+SIZES = re.compile(rf"[0-9]{{1,9}}(,[0-9]{{1,9}}){{0,{DARSHAN_LOGS_MAX - 1}}}")
 # A job sends its logs right after its result; beyond this, none is coming.
 LOGS_GRACE_SECONDS = 120
 

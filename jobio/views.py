@@ -17,7 +17,7 @@ from jobio.forms import JobIdForm, UploadForm
 from jobio.models import JobCheck
 from jobio.tasks import read_once_committed, read_run_logs_once_committed
 from jobs.models import BenchmarkRun
-from jobs.results import ResultRefused, header_number
+from jobs.results import ResultRefused, check_token, header_number
 from portal.polling import poll_answer
 from portal.units import MiB
 
@@ -126,7 +126,10 @@ def _result(check: JobCheck) -> dict:
 def run_logs(request: HttpRequest, key: str) -> HttpResponse:
     """The Darshan logs of a run, sent by its job after the result (jobio/runs.py)."""
     run = get_object_or_404(BenchmarkRun, key=key)
+    token = request.headers.get("X-Storagelab-Token", "")
     try:
+        # The secret first: only the job learns why else its post was refused.
+        check_token(run, token)
         length = header_number(
             request.META.get("CONTENT_LENGTH") or "0", "Content-Length", 0, 2**62
         )
@@ -134,7 +137,7 @@ def run_logs(request: HttpRequest, key: str) -> HttpResponse:
             raise ResultRefused(413, "the logs are larger than the portal keeps")
         row = runs.receive(
             run,
-            request.headers.get("X-Storagelab-Token", ""),
+            token,
             request.body,
             request.headers.get("X-Darshan-Sizes"),
             request.headers.get("X-Darshan-Missing"),

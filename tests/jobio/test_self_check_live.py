@@ -27,9 +27,6 @@ TWINS = {"4b": "1a", "7": "1a"}
 # The page-cache trap times the cache, not the storage: the advisor never takes it as
 # the model of a job, and a job that writes as 4a does is advised as 1a.
 NEVER_A_MODEL = {"4a": "1a"}
-# mdtest's figures are rates, not MiB/s: the advisor compares a job with the exercises
-# that move data, and the one that creates as many small files is 3.
-DATA_TWIN = {"6": "3"}
 
 
 def small(exercise):
@@ -73,7 +70,7 @@ def test_every_dev_exercise_is_recognised_as_itself(live_portal, dev_profile, tr
         print(" → ".join(str(cell) for cell in row))
 
     for key, resembles, first in table:
-        expected = TWINS.get(key) or DATA_TWIN.get(key) or NEVER_A_MODEL.get(key) or key
+        expected = TWINS.get(key) or NEVER_A_MODEL.get(key) or key
         assert resembles == expected, (key, resembles)
         # Advised as the lesson says: the first target is none the exercise shows slower
         # than another that keeps the job's data (memory is no place for a job's output,
