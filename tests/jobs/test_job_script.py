@@ -23,9 +23,14 @@ def workload(processes: int, **changes: object) -> dict:
 
 
 def command_line(script: str, program: str) -> list[str]:
-    """The words of the script's line that runs `program`."""
-    line = next(line for line in script.splitlines() if f"{program} " in line and ">" in line)
-    return shlex.split(line.partition(">")[0])
+    """The words of the script's line that runs `program`, after the variables it sets
+    for it (Darshan's, where the site records runs)."""
+    lines = script.replace("\\\n", " ").splitlines()
+    line = next(line for line in lines if f"{program} " in line and ">" in line)
+    words = shlex.split(line.partition(">")[0])
+    while words and "=" in words[0] and not words[0].startswith("-"):
+        words.pop(0)
+    return words
 
 
 def test_eight_ior_ranks_start_through_the_launcher_with_their_count(
