@@ -186,7 +186,10 @@ def course_overview(request: HttpRequest, pk: int) -> HttpResponse:
     Polled every 3 s: a poll is a 304 while nothing moved, and otherwise brings only
     the rows and boxes that changed (portal/polling.py: changed_pieces)."""
     course = access.course_for_instructor(request.user, pk)
-    asked = request.GET.get("exercise", "")
+    # The exercise the instructor chose last on this course's overview is kept in their
+    # session: a reset, an undo, a close or an edit returns to it.
+    remembered = f"overview:{course.pk}:exercise"
+    asked = request.GET.get("exercise") or request.session.get(remembered, "")
     held_stamp, held_content = held_version(request)
     runs_version = overview.overview_version(course) if course.is_open else None
     stamp = _overview_stamp(course, runs_version, asked)
@@ -210,6 +213,8 @@ def course_overview(request: HttpRequest, pk: int) -> HttpResponse:
     if not chosen:
         chosen = "all" if allow_all or not keys else keys[0]
         stamp = _overview_stamp(course, runs_version, chosen)
+    if request.GET.get("exercise") and request.session.get(remembered) != chosen:
+        request.session[remembered] = chosen  # written when it changes, not at each poll
     shown = exercises if chosen == "all" else [e for e in exercises if e.key == chosen]
     runs = overview.class_runs(course)
     class_table = overview.class_figures(course, exercises, targets, runs)

@@ -129,6 +129,20 @@ def test_a_class_of_200_sees_one_exercise_at_a_time(client, big_class) -> None:
     assert 'href="?exercise=all"' not in page
 
 
+def test_the_chosen_exercise_is_kept_after_an_action(client, big_class) -> None:
+    course, _ = big_class
+    client.force_login(course.instructors.get())
+    overview(client, course, "2a")
+
+    answer = client.post(f"/courses/{course.pk}/close")
+    page = client.get(answer["Location"]).content.decode()
+
+    assert answer["Location"] == f"/courses/{course.pk}/overview"
+    assert 'aria-current="page">2a' in page  # not back to 1a, the default
+    client.get(f"/courses/{course.pk}/overview?exercise=1a")
+    assert 'aria-current="page">1a' in client.get(answer["Location"]).content.decode()
+
+
 def test_a_poll_brings_only_the_row_that_changed(client, big_class) -> None:
     course, seeded = big_class
     client.force_login(course.instructors.get())
