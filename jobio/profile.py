@@ -154,6 +154,8 @@ SUMMED = (
     "POSIX_CONSEC_READS",
     "POSIX_CONSEC_WRITES",
     *(f"POSIX_SIZE_{way}_{b}" for way in ("WRITE", "READ") for b, _, _ in SIZE_BINS),
+    "POSIX_FSYNCS",
+    "POSIX_FDSYNCS",
     "POSIX_F_META_TIME",
     "POSIX_F_READ_TIME",
     "POSIX_F_WRITE_TIME",
@@ -219,4 +221,5 @@ def _profile(logs: list[_Log], nprocs: int) -> IOProfile:
         io_time_s=float(sums.get("POSIX_F_READ_TIME", 0.0) + sums.get("POSIX_F_WRITE_TIME", 0.0)),
         common_sizes=tuple((int(s), int(c)) for s, c in top4),
         partial=any(log.partial for log in logs),
+        syncs=n("POSIX_FSYNCS") + n("POSIX_FDSYNCS"),
     )

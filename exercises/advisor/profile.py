@@ -53,6 +53,9 @@ class IOProfile:
     # Darshan ran out of room for records (its partial_flag): the job opened more files
     # than the log holds, so every count here is a lower bound.
     partial: bool = False
+    # fsync and fdatasync calls: none, and the job's last writes may still have been in
+    # the page cache when it ended (exercise 4a's trap). Profiles kept before it: 0.
+    syncs: int = 0
 
     @property
     def requests(self) -> int:
@@ -125,6 +128,7 @@ class IOProfile:
         if not isinstance(data["exe"], str):
             raise TypeError("exe is not text")
         checked["exe"] = data["exe"][:500]
+        checked["syncs"] = _count(data.get("syncs", 0), "syncs")
         partial = data.get("partial", False)
         if not isinstance(partial, bool):
             raise TypeError("partial is not true or false")

@@ -33,6 +33,25 @@ def test_it_reads_a_large_sequential_write() -> None:
     assert io.write_sizes[4] == 2048  # 1 MiB requests count in Darshan's 100K-1M bin
     assert io.typical_request_bytes == 2**20
     assert io.sequential_share == io.consecutive_share == 1.0
+    assert io.syncs == 1  # fio's --end_fsync: one fsync at the end
+
+
+def test_a_job_that_never_syncs_is_told_so(client, make_user, dev_profile) -> None:
+    """The MPI example never calls fsync: its page says its last writes may still
+    have been in memory (4a's trap); fio's, with one fsync each, does not."""
+    from jobio.models import JobCheck  # noqa: PLC0415
+
+    client.force_login(user := make_user())
+    pages = {}
+    for name in ("example", "small-files"):
+        io = read(log(name))
+        check = JobCheck.objects.create(
+            user=user, source="upload", label=name, profile=io.to_json()
+        )
+        pages[name] = client.get(f"/check-my-job/{check.pk}/").content.decode()
+
+    assert "<td>0 (fsync and fdatasync): none, so when the job ended" in pages["example"]
+    assert "<td>1000 (fsync and fdatasync)</td>" in pages["small-files"]
 
 
 def test_it_reads_many_small_files_and_their_metadata_time() -> None:

@@ -58,17 +58,21 @@ def test_every_dev_exercise_is_recognised_as_itself(live_portal, dev_profile, tr
     done = follow(*runs, timeout=240)
     in_memory = {t.key for t in dev_profile.targets.filter(in_memory=True)}
 
-    table = []
+    table, syncs = [], {}
     for exercise, run in zip(exercises, done, strict=True):
         key = exercise.key
         assert run.status == "completed", f"{key}: {run.status_reason or run.parse_error}"
-        job = advice_for(read_profile_of(run), dev_profile)
+        io = read_profile_of(run)
+        syncs[key] = io.syncs
+        job = advice_for(io, dev_profile)
         first = job.advice.ranking[0].target_key
         table.append((key, job.resembles.key if job.resembles else None, first))
     print("\nexercise → resembles → first target")
     for row in table:
         print(" → ".join(str(cell) for cell in row))
 
+    # What sets 4a apart from its twin 4b, which the advisor never models on: no sync.
+    assert syncs["4a"] == 0 and syncs["4b"] >= 1 and syncs["1a"] >= 1, syncs
     for key, resembles, first in table:
         expected = TWINS.get(key) or NEVER_A_MODEL.get(key) or key
         assert resembles == expected, (key, resembles)
