@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# base-image.sh [TAG]: the Debian 12 (bookworm) image our images start from, made
+# base-image.sh [TAG]: the Debian 12 (bookworm) image our images start from (or the
+# Debian release DEBIAN_SUITE names: trixie for the multi-node cluster's), made
 # from Debian's own packages with `debootstrap --variant=minbase` and imported into
 # Docker (`docker import`). For a machine that reaches a Debian mirror but no
 # container registry; where debian:bookworm-slim can be pulled, docker/image.sh uses
@@ -9,7 +10,8 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 
-TAG=${1:-storagelab/debian:bookworm}
+SUITE=${DEBIAN_SUITE:-bookworm}
+TAG=${1:-storagelab/debian:$SUITE}
 MIRROR=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
 SECURITY_MIRROR=${DEBIAN_SECURITY_MIRROR:-http://deb.debian.org/debian-security}
 DOCKER=${DOCKER:-/usr/bin/docker}
@@ -18,8 +20,8 @@ apt_install debootstrap
 
 root=$(mktemp -d /var/tmp/storagelab-rootfs.XXXXXX)
 trap 'rm -rf "$root"' EXIT
-say "debootstrap: Debian bookworm (minbase) from $MIRROR"
-if ! debootstrap --variant=minbase bookworm "$root" "$MIRROR" >"$root.log" 2>&1; then
+say "debootstrap: Debian $SUITE (minbase) from $MIRROR"
+if ! debootstrap --variant=minbase "$SUITE" "$root" "$MIRROR" >"$root.log" 2>&1; then
   tail -n 20 "$root.log" >&2
   rm -f "$root.log"
   die "debootstrap failed (the end of its log is above)"
@@ -31,13 +33,13 @@ rm -f "$root/etc/apt/sources.list"
 cat >"$root/etc/apt/sources.list.d/debian.sources" <<EOF
 Types: deb
 URIs: $MIRROR
-Suites: bookworm bookworm-updates
+Suites: $SUITE $SUITE-updates
 Components: main
 Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
 
 Types: deb
 URIs: $SECURITY_MIRROR
-Suites: bookworm-security
+Suites: $SUITE-security
 Components: main
 Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
 EOF
@@ -78,6 +80,6 @@ tar --numeric-owner --xattrs -C "$root" -c . |
     --change 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' \
     --change 'ENV LANG=C.UTF-8' \
     --change 'CMD ["bash"]' \
-    --message "Debian bookworm (minbase) by debootstrap from $MIRROR" \
+    --message "Debian $SUITE (minbase) by debootstrap from $MIRROR" \
     - "$TAG" >/dev/null
 say "$TAG: $("$DOCKER" image inspect --format '{{.Size}}' "$TAG" | awk '{printf "%.0f MB", $1 / 1e6}')"

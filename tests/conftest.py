@@ -23,8 +23,8 @@ from tests.names import unique_name
 # Fixtures every test may use, each from the module made for it: the runs and the
 # live cluster (a Celery worker, the live portal, the sync loop, the dev profile:
 # session-scoped ones start once per session), and single sign-on (a real OpenID
-# provider in a process of its own).
-pytest_plugins = ["tests.runs", "tests.sso"]
+# provider in a process of its own), and the multi-node cluster of Slurm 24.11.
+pytest_plugins = ["tests.runs", "tests.sso", "tests.cluster24"]
 
 # Playwright's sync API and the live server share the test process.
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
@@ -109,7 +109,7 @@ def browser_type_launch_args(browser_type_launch_args: dict) -> dict:
 # Fixtures that reach the dev cluster: a test using one is live.
 LIVE_FIXTURES = {
     "make_cluster_account", "celery_worker_thread", "live_portal", "sync_loop_only",
-    "slurm_client",
+    "slurm_client", "cluster24",
 }  # fmt: skip
 # Folders whose every test stops, starts or builds real parts.
 LIVE_FOLDERS = {"faults", "deploy"}

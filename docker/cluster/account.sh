@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# docker/cluster/account.sh NAME...: the host's accounts NAME on every node of the
+# cluster, with the same UID and GID (jobs run as the user, and files a node writes on
+# a shared filesystem must be theirs everywhere). The accounts must exist on the host
+# (docker/slurm/account.sh makes the dev site's).
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/../lib.sh"
+DOCKER=${DOCKER:-/usr/bin/docker}
+containers=$("$DOCKER" ps --format '{{.Names}}' --filter label=storagelab.cluster=1)
+[ -n "$containers" ] || die "the cluster does not run: docker/cluster/start.sh"
+for name in "$@"; do
+  entry=$(getent passwd "$name") || die "no account $name on this host"
+  IFS=: read -r _ _ uid gid _ home shell <<<"$entry"
+  group=$(getent group "$gid" | cut -d: -f1)
+  for c in $containers; do
+    # A name the host gave up may have left its UID to someone else here: theirs goes.
+    "$DOCKER" exec "$c" sh -c "old=\$(getent passwd $uid | cut -d: -f1)
+      [ -z \"\$old\" ] || [ \"\$old\" = '$name' ] || userdel \"\$old\"
+      getent group $gid >/dev/null || groupadd -g $gid '$group'
+      getent passwd '$name' >/dev/null || useradd -u $uid -g $gid -d '$home' -M -s /bin/sh '$name'"
+  done
+done

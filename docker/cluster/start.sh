@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# docker/cluster/start.sh: the multi-node test cluster of today's Slurm, in containers:
+# a controller (slurmctld, and slurmrestd with JWT on 127.0.0.1:$CLUSTER_REST_PORT) and
+# two compute nodes (slurmd), from Debian 13's packages (Slurm 24.11). Built without a
+# registry: the base image by debootstrap (docker/base-image.sh), the cluster's image
+# from docker/cluster/Dockerfile, rebuilt when its files change. One munge key and one
+# JWT key (in $STATE_DIR/cluster) shared by every container. Started afresh each time
+# (the containers are removed and run again; the images and keys stay); stop.sh stops
+# it. Accounts: docker/cluster/account.sh. About 5 s once the image exists.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/../lib.sh"
+DOCKER=${DOCKER:-/usr/bin/docker}
+BASE=${CLUSTER_BASE_IMAGE:-storagelab/debian:trixie}
+IMAGE=${CLUSTER_IMAGE:-storagelab/cluster:24.11}
+NETWORK=storagelab-cluster
+REST_PORT=${CLUSTER_REST_PORT:-6821}
+CONF=$STATE_DIR/cluster
+NODES=(slurm-n1 slurm-n2)
+
+[ "$(id -u)" = 0 ] || die "run as root: it runs Docker and owns the cluster's keys"
+"$DOCKER" info >/dev/null 2>&1 || die "Docker does not answer: docker/dev/docker.sh installs and starts it"
+
+# --- the images ----------------------------------------------------------------
+"$DOCKER" image inspect "$BASE" >/dev/null 2>&1 || DEBIAN_SUITE=trixie "$here/../base-image.sh" "$BASE"
+stamp=$(cat "$here/Dockerfile" "$here/entrypoint.sh" | sha256sum | cut -c1-16)
+built=$("$DOCKER" image inspect -f '{{index .Config.Labels "storagelab.stamp"}}' "$IMAGE" 2>/dev/null || true)
+if [ "$built" != "$stamp" ]; then
+  say "building $IMAGE (Slurm 24.11 from Debian 13)"
+  "$DOCKER" build -q --build-arg BASE_IMAGE="$BASE" --label storagelab.stamp="$stamp" \
+    -t "$IMAGE" "$here" >/dev/null
+fi
+
+# --- keys and configuration -----------------------------------------------------
+# The containers' own munge and slurm users own the keys (no user namespace: the
+# numbers are the same on both sides of the mount).
+ids=$("$DOCKER" run --rm --entrypoint sh "$IMAGE" -c 'echo $(id -u munge) $(id -g munge) $(id -u slurm) $(id -g slurm)')
+read -r munge_uid munge_gid slurm_uid slurm_gid <<<"$ids"
+mkdir -p "$CONF/etc"
+chmod 0700 "$CONF"
+[ -s "$CONF/munge.key" ] || (umask 077 && head -c 1024 /dev/urandom >"$CONF/munge.key")
+chown "$munge_uid:$munge_gid" "$CONF/munge.key"
+chmod 0400 "$CONF/munge.key"
+# The portal signs users' tokens with this key (SLURM_JWT_KEY_FILE for this cluster).
+[ -s "$CONF/etc/jwt_hs256.key" ] || (umask 077 && head -c 32 /dev/urandom >"$CONF/etc/jwt_hs256.key")
+chown "$slurm_uid:$slurm_gid" "$CONF/etc/jwt_hs256.key"
+chmod 0600 "$CONF/etc/jwt_hs256.key"
+install -m 0644 "$here/slurm.conf.in" "$CONF/etc/slurm.conf"
+install -m 0755 "$here/prolog.sh" "$here/epilog.sh" "$here/task-prolog.sh" "$CONF/etc/"
+chmod 0755 "$CONF/etc"
+
+# --- the containers -------------------------------------------------------------
+"$DOCKER" network inspect "$NETWORK" >/dev/null 2>&1 || "$DOCKER" network create "$NETWORK" >/dev/null
+"$DOCKER" rm -f slurm-ctl "${NODES[@]}" >/dev/null 2>&1 || true
+common=(--detach --network "$NETWORK" --label storagelab.cluster=1
+  -v "$CONF/etc:/etc/slurm:ro" -v "$CONF/munge.key:/etc/munge/munge.key:ro")
+"$DOCKER" run "${common[@]}" --name slurm-ctl --hostname slurm-ctl \
+  -p "127.0.0.1:$REST_PORT:6820" "$IMAGE" controller >/dev/null
+for node in "${NODES[@]}"; do
+  "$DOCKER" run "${common[@]}" --name "$node" --hostname "$node" "$IMAGE" node >/dev/null
+done
+
+rest_answers() { curl -s -o /dev/null "http://127.0.0.1:$REST_PORT/openapi/v3"; }
+nodes_idle() { [ "$("$DOCKER" exec slurm-ctl sinfo -h -o %T 2>/dev/null | sort -u)" = idle ]; }
+wait_for "the cluster's slurmrestd" 60 rest_answers
+wait_for "the cluster's nodes" 60 nodes_idle
+say "cluster up: Slurm $("$DOCKER" exec slurm-ctl scontrol --version | cut -d' ' -f2), nodes ${NODES[*]}, slurmrestd on 127.0.0.1:$REST_PORT"

@@ -1,0 +1,69 @@
+"""The multi-node test cluster of Slurm 24.11 (docker/cluster/), for the tests that
+run against it: started once per session if it does not answer, its own client, and
+accounts that exist on its nodes too."""
+
+import subprocess
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import httpx
+import pytest
+
+from jobs.slurm import SlurmClient, SlurmJob
+from jobs.slurm.auth import TokenSigner
+
+ROOT = Path(__file__).resolve().parents[1]
+REST_URL = "http://127.0.0.1:6821"
+JWT_KEY = Path("/var/lib/storagelab/cluster/etc/jwt_hs256.key")
+NODES = ("slurm-n1", "slurm-n2")
+
+
+def answers() -> bool:
+    try:
+        httpx.get(f"{REST_URL}/openapi/v3", timeout=2)
+    except httpx.HTTPError:
+        return False
+    return True
+
+
+@pytest.fixture(scope="session")
+def cluster24() -> str:
+    """The cluster's slurmrestd URL; start.sh runs once if it does not answer."""
+    if not answers():
+        subprocess.run([str(ROOT / "docker/cluster/start.sh")], check=True, timeout=600)
+    return REST_URL
+
+
+@pytest.fixture
+def account24(cluster24, make_cluster_account: Callable[[], str]) -> str:
+    """A cluster account of this test's own, on the host and on every node."""
+    name = make_cluster_account()
+    subprocess.run([str(ROOT / "docker/cluster/account.sh"), name], check=True, timeout=60)
+    return name
+
+
+def client24(service_user: str) -> SlurmClient:
+    return SlurmClient(
+        REST_URL, TokenSigner(str(JWT_KEY), 300), service_user=service_user, timeout=10
+    )
+
+
+def on_node(node: str, *command: str) -> str:
+    """What `command` prints on a node of the cluster."""
+    found = subprocess.run(
+        ["docker", "exec", node, *command], capture_output=True, text=True, timeout=30
+    )
+    return found.stdout
+
+
+def wait_until(client: SlurmClient, user: str, job_id: int, done: Callable[[SlurmJob], bool],
+               timeout: float = 60) -> SlurmJob:  # fmt: skip
+    deadline = time.monotonic() + timeout
+    while True:
+        job = client.job(user, job_id)
+        if done(job):
+            return job
+        if time.monotonic() > deadline:
+            raise AssertionError(f"job {job_id} still {job.state} after {timeout}s")
+        time.sleep(0.3)
