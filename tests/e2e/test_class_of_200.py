@@ -96,9 +96,13 @@ def test_an_instructor_runs_a_class_of_200(
     expect(teacher.locator("#grid-rows tr")).to_have_count(200)
     teacher.get_by_role("button", name="Open it again").click()
     expect(teacher.get_by_role("status").first).to_contain_text("Storage 200 is open again")
+    # Back on the exercise the instructor chose, not on the first one.
+    expect(counts.get_by_role("link", name=re.compile("^2a ·"))).to_have_attribute(
+        "aria-current", "page"
+    )
 
     # The open page follows the class by itself: a trainee's runs start, one joins.
-    BenchmarkRun.objects.filter(user=seeded["waiting"], exercise__key="1a").update(
+    BenchmarkRun.objects.filter(user=seeded["waiting"], exercise__key="2a").update(
         status=RunStatus.RUNNING, updated_at=timezone.now()
     )
     newcomer = make_user("sl-class200-new")
