@@ -4,11 +4,12 @@ accounts that exist on its nodes too."""
 
 import subprocess
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import httpx
 import pytest
+from pytest_django.live_server_helper import LiveServer
 
 from jobs.slurm import SlurmClient, SlurmJob
 from jobs.slurm.auth import TokenSigner
@@ -41,6 +42,20 @@ def account24(cluster24, make_cluster_account: Callable[[], str]) -> str:
     name = make_cluster_account()
     subprocess.run([str(ROOT / "docker/cluster/account.sh"), name], check=True, timeout=60)
     return name
+
+
+@pytest.fixture(scope="session")
+def portal_for_nodes(cluster24, live_server) -> Iterator[str]:
+    """The portal as the cluster's nodes reach it: a second live server, on the host's
+    address on the cluster's network (the first one listens on localhost only)."""
+    gateway = subprocess.run(
+        ["docker", "network", "inspect", "-f", "{{(index .IPAM.Config 0).Gateway}}",
+         "storagelab-cluster"],
+        capture_output=True, text=True, check=True, timeout=30,
+    ).stdout.strip()  # fmt: skip
+    server = LiveServer(f"{gateway}:0")
+    yield server.url
+    server.stop()
 
 
 def client24(service_user: str) -> SlurmClient:

@@ -20,6 +20,7 @@ from django.db import connection
 from django.utils import timezone
 
 from exercises.catalogue.models import SiteProfile, StorageTarget
+from jobio.models import RunLog
 from jobs.engines.base import KiB, MiB, Pattern, Workload
 from jobs.models import UNFINISHED_STATUSES, BenchmarkRun, RunResult, RunStatus
 from jobs.slurm import SlurmClient, get_client
@@ -220,3 +221,14 @@ def slurm_client() -> Iterator[SlurmClient]:
     get_client.cache_clear()
     yield get_client()
     get_client.cache_clear()
+
+
+def profile_of(run: BenchmarkRun, timeout: float = 60) -> RunLog:
+    """The run's Darshan logs once read (the job sends them right after its result)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        row = RunLog.objects.filter(run=run).first()
+        if row and (row.profile or row.problem or row.missing):
+            return row
+        time.sleep(0.3)
+    raise AssertionError(f"no Darshan logs read for run {run.pk} after {timeout}s")

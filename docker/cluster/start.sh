@@ -4,7 +4,8 @@
 # two compute nodes (slurmd), from Debian 13's packages (Slurm 24.11). Built without a
 # registry: the base image by debootstrap (docker/base-image.sh), the cluster's image
 # from docker/cluster/Dockerfile, rebuilt when its files change. One munge key and one
-# JWT key (in $STATE_DIR/cluster) shared by every container. Started afresh each time
+# JWT key (in $STATE_DIR/cluster) shared by every container; the nodes mount the dev
+# site's disk targets and its darshan-runtime. Started afresh each time
 # (the containers are removed and run again; the images and keys stay); stop.sh stops
 # it. Accounts: docker/cluster/account.sh. About 5 s once the image exists.
 set -euo pipefail
@@ -56,8 +57,15 @@ common=(--detach --network "$NETWORK" --label storagelab.cluster=1
   -v "$CONF/etc:/etc/slurm:ro" -v "$CONF/munge.key:/etc/munge/munge.key:ro")
 "$DOCKER" run "${common[@]}" --name slurm-ctl --hostname slurm-ctl \
   -p "127.0.0.1:$REST_PORT:6820" "$IMAGE" controller >/dev/null
+# The nodes see the dev site's disk targets at the same paths (a filesystem both nodes
+# share), and its darshan-runtime, so that the portal's runs can run here too.
+DISK_ROOT=${STORAGELAB_DISK_ROOT:-/srv/storagelab}
+DARSHAN=${DARSHAN_PREFIX:-/opt/storagelab/darshan}
+shared=()
+[ ! -d "$DISK_ROOT" ] || shared+=(-v "$DISK_ROOT:$DISK_ROOT")
+[ ! -d "$DARSHAN" ] || shared+=(-v "$DARSHAN:$DARSHAN:ro")
 for node in "${NODES[@]}"; do
-  "$DOCKER" run "${common[@]}" --name "$node" --hostname "$node" "$IMAGE" node >/dev/null
+  "$DOCKER" run "${common[@]}" "${shared[@]}" --name "$node" --hostname "$node" "$IMAGE" node >/dev/null
 done
 
 rest_answers() { curl -s -o /dev/null "http://127.0.0.1:$REST_PORT/openapi/v3"; }

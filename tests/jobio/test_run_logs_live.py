@@ -2,29 +2,15 @@
 cluster's darshan-runtime into fio, sends its logs after the result, and the run page
 shows the profile Darshan recorded."""
 
-import time
-
 import pytest
 from django.conf import settings
 
 from exercises.advisor.profile import IOProfile
-from jobio.models import RunLog
 from jobs.engines import Pattern
 from jobs.submission import start_run
-from tests.runs import follow, small_workload
+from tests.runs import follow, profile_of, small_workload
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-def profile_of(run, timeout: float = 60) -> RunLog:
-    """The run's logs once read (the job sends them right after its result)."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        row = RunLog.objects.filter(run=run).first()
-        if row and (row.profile or row.problem or row.missing):
-            return row
-        time.sleep(0.3)
-    raise AssertionError(f"no Darshan logs read for run {run.pk} after {timeout}s")
 
 
 @pytest.mark.skipif(not settings.RUN_DARSHAN_RUNTIME, reason="the dev env names the runtime")
