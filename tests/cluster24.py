@@ -6,12 +6,13 @@ import subprocess
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import httpx
 import pytest
 from pytest_django.live_server_helper import LiveServer
 
-from jobs.slurm import SlurmClient, SlurmJob
+from jobs.slurm import SlurmClient, SlurmJob, get_client
 from jobs.slurm.auth import TokenSigner
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -56,6 +57,25 @@ def portal_for_nodes(cluster24, live_server) -> Iterator[str]:
     server = LiveServer(f"{gateway}:0")
     yield server.url
     server.stop()
+
+
+@pytest.fixture
+def slurm_24(settings, cluster24) -> Iterator[None]:
+    """The portal's Slurm settings pointed at the 24.11 cluster; its client (get_client
+    keeps one per process) made afresh for the test, and again after it."""
+    get_client.cache_clear()
+    settings.SLURMRESTD_URL = cluster24
+    settings.SLURM_JWT_KEY_FILE = str(JWT_KEY)
+    settings.SLURM_SERVICE_USER = "slurmrestd"  # slurmrestd's own user in the image
+    yield
+    get_client.cache_clear()
+
+
+@pytest.fixture
+def portal_on_24(slurm_24, settings, portal_for_nodes, celery_worker_thread) -> None:
+    """The whole portal on the 24.11 cluster: its callbacks to the address nodes reach."""
+    settings.PORTAL_CALLBACK_URL = portal_for_nodes
+    settings.ALLOWED_HOSTS = [*settings.ALLOWED_HOSTS, urlsplit(portal_for_nodes).hostname]
 
 
 def client24(service_user: str) -> SlurmClient:

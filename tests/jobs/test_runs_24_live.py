@@ -3,38 +3,20 @@ whole way: the portal submits it through slurmrestd v0.0.42, follows it with one
 request a cycle, and the job, on a node that is another host, posts its result back to
 the portal over the network; the portal reads the figure."""
 
-from collections.abc import Iterator
-from urllib.parse import urlsplit
-
 import pytest
 
 from jobs.engines import Pattern
 from jobs.models import RunStatus
-from jobs.slurm import get_client
 from jobs.submission import start_run
-from tests.cluster24 import JWT_KEY, client24
+from tests.cluster24 import client24
 from tests.runs import follow, profile_of, small_workload
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
-@pytest.fixture
-def on_24(settings, cluster24, portal_for_nodes, celery_worker_thread) -> Iterator[None]:
-    """The portal set to the 24.11 cluster, its callbacks to the address nodes reach;
-    its client made afresh for it, and again after it (get_client keeps one)."""
-    get_client.cache_clear()
-    settings.SLURMRESTD_URL = cluster24
-    settings.SLURM_JWT_KEY_FILE = str(JWT_KEY)
-    settings.SLURM_SERVICE_USER = "slurmrestd"  # slurmrestd's own user in the image
-    settings.PORTAL_CALLBACK_URL = portal_for_nodes
-    settings.ALLOWED_HOSTS = [*settings.ALLOWED_HOSTS, urlsplit(portal_for_nodes).hostname]
-    yield
-    get_client.cache_clear()
-
-
 @pytest.mark.parametrize("pattern", [Pattern.SEQUENTIAL, Pattern.RANDOM])
 def test_a_run_completes_on_a_node_of_slurm_24_and_its_result_comes_back(
-    on_24, account24, make_user, disk_target, pattern
+    portal_on_24, account24, make_user, disk_target, pattern
 ) -> None:
     trainee = make_user(account24).cluster_account
     run = start_run(trainee, disk_target, small_workload(pattern), time_limit_minutes=2)

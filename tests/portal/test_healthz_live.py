@@ -51,6 +51,18 @@ def test_it_shows_staff_what_each_part_says(client: Client, make_user) -> None:
     assert "storagelab" in page  # the dev cluster's name
 
 
+def test_it_names_todays_slurm_on_the_multi_node_cluster(
+    client: Client, make_user, slurm_24
+) -> None:
+    client.force_login(make_user(staff=True))
+
+    page = client.get("/healthz").content.decode()
+
+    assert "all ok" in page and "reachable and authenticated" in page
+    assert "v0.0.42" in page and "24.11." in page
+    assert "storagelab24" in page  # the cluster's own name, from v0.0.40+'s ping
+
+
 def test_it_fails_when_slurmrestd_is_unreachable(
     client: Client, make_user, settings, fresh_client
 ) -> None:
