@@ -14,7 +14,7 @@ from jobs import lost
 from jobs.models import IN_SLURM_STATUSES, BenchmarkRun, RunStatus
 from jobs.results import send_stranded
 from jobs.slurm import SlurmError, SlurmJob, get_client
-from jobs.slurm.models import JobList
+from jobs.slurm.models import JobList, JobState
 from jobs.states import FROM_SLURM, transition
 from jobs.submission import queue_waiting_everywhere, resubmit_stale
 
@@ -127,6 +127,11 @@ def explain(job: SlurmJob, status: RunStatus) -> str:
         f"Job {job.job_id}; its output is in {job.standard_output.replace('%j', str(job.job_id))}."
     )
     if status == RunStatus.FAILED:
+        if job.state == JobState.NODE_FAIL:
+            return (
+                "The node running the job stopped answering, so Slurm ended it: nothing of "
+                f"this run was measured. Start it again; it goes to a node that is up. {where}"
+            )
         if job.reason == "JobLaunchFailure":
             return f"Slurm could not start the job (missing or unwritable directory?). {where}"
         if job.return_code == REFUSED_DIRECTORY:
