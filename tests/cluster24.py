@@ -2,9 +2,12 @@
 run against it: started once per session if it does not answer, its own client, and
 accounts that exist on its nodes too."""
 
+import socket
 import subprocess
+import threading
 import time
 from collections.abc import Callable, Iterator
+from contextlib import suppress
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -49,12 +52,7 @@ def account24(cluster24, make_cluster_account: Callable[[], str]) -> str:
 def portal_for_nodes(cluster24, live_server) -> Iterator[str]:
     """The portal as the cluster's nodes reach it: a second live server, on the host's
     address on the cluster's network (the first one listens on localhost only)."""
-    gateway = subprocess.run(
-        ["docker", "network", "inspect", "-f", "{{(index .IPAM.Config 0).Gateway}}",
-         "storagelab-cluster"],
-        capture_output=True, text=True, check=True, timeout=30,
-    ).stdout.strip()  # fmt: skip
-    server = LiveServer(f"{gateway}:0")
+    server = LiveServer(f"{bridge_address()}:0")
     yield server.url
     server.stop()
 
@@ -102,3 +100,48 @@ def wait_until(client: SlurmClient, user: str, job_id: int, done: Callable[[Slur
         if time.monotonic() > deadline:
             raise AssertionError(f"job {job_id} still {job.state} after {timeout}s")
         time.sleep(0.3)
+
+
+class CuttableLink:
+    """A TCP link from the cluster's network to the portal that a test can cut: while
+    cut, every connection is closed at once, as a network that drops them would."""
+
+    def __init__(self, host: str, to_port: int):
+        self.to_port = to_port
+        self.cut = False
+        self.listener = socket.create_server((host, 0))
+        self.url = f"http://{host}:{self.listener.getsockname()[1]}"
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                client, _ = self.listener.accept()
+            except OSError:
+                return  # closed
+            if self.cut:
+                client.close()
+                continue
+            server = socket.create_connection(("127.0.0.1", self.to_port))
+            for a, b in ((client, server), (server, client)):
+                threading.Thread(target=self._pump, args=(a, b), daemon=True).start()
+
+    @staticmethod
+    def _pump(source: socket.socket, sink: socket.socket) -> None:
+        with suppress(OSError):
+            while data := source.recv(65536):
+                sink.sendall(data)
+        with suppress(OSError):
+            sink.shutdown(socket.SHUT_WR)
+
+    def close(self) -> None:
+        self.listener.close()
+
+
+def bridge_address() -> str:
+    """The host's address on the cluster's network, which the nodes reach."""
+    return subprocess.run(
+        ["docker", "network", "inspect", "-f", "{{(index .IPAM.Config 0).Gateway}}",
+         "storagelab-cluster"],
+        capture_output=True, text=True, check=True, timeout=30,
+    ).stdout.strip()  # fmt: skip
