@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # docker/cluster/start.sh: the multi-node test cluster of today's Slurm, in containers:
 # a controller (slurmctld, and slurmrestd with JWT on 127.0.0.1:$CLUSTER_REST_PORT) and
-# two compute nodes (slurmd), from Debian 13's packages (Slurm 24.11). Built without a
+# two compute nodes (slurmd), from Debian 13's packages (Slurm 24.11; fio, and IOR and
+# mdtest built from docker/vendor/ with Open MPI 5). Built without a
 # registry: the base image by debootstrap (docker/base-image.sh), the cluster's image
 # from docker/cluster/Dockerfile, rebuilt when its files change. One munge key and one
 # JWT key (in $STATE_DIR/cluster) shared by every container; the nodes mount the dev
@@ -24,12 +25,12 @@ NODES=(slurm-n1 slurm-n2)
 
 # --- the images ----------------------------------------------------------------
 "$DOCKER" image inspect "$BASE" >/dev/null 2>&1 || DEBIAN_SUITE=trixie "$here/../base-image.sh" "$BASE"
-stamp=$(cat "$here/Dockerfile" "$here/entrypoint.sh" | sha256sum | cut -c1-16)
+stamp=$(cat "$here/Dockerfile" "$here/entrypoint.sh" "$here/../vendor/ior-5fcf0ba.tar.gz" | sha256sum | cut -c1-16)
 built=$("$DOCKER" image inspect -f '{{index .Config.Labels "storagelab.stamp"}}' "$IMAGE" 2>/dev/null || true)
 if [ "$built" != "$stamp" ]; then
   say "building $IMAGE (Slurm 24.11 from Debian 13)"
   "$DOCKER" build -q --build-arg BASE_IMAGE="$BASE" --label storagelab.stamp="$stamp" \
-    -t "$IMAGE" "$here" >/dev/null
+    -t "$IMAGE" -f "$here/Dockerfile" "$here/.." >/dev/null
 fi
 
 # --- keys and configuration -----------------------------------------------------

@@ -43,6 +43,9 @@ if ! mkdir -- "$run_dir"; then
 fi
 made=1
 cd -- "$run_dir" || exit 1
+# The job has no HOME of its own (no one's settings are read); Open MPI 5 will not
+# start without one, so the benchmark gets its fresh, empty run directory as HOME.
+export HOME="$run_dir"
 echo "Storage Lab: running {{ engine }} in $run_dir on $(hostname)"
 {% if darshan %}# Darshan records the benchmark's own I/O, one log per process, into a private
 # directory: the files in the run's directory only (its configuration leaves out every

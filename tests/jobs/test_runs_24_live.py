@@ -3,6 +3,8 @@ whole way: the portal submits it through slurmrestd v0.0.42, follows it with one
 request a cycle, and the job, on a node that is another host, posts its result back to
 the portal over the network; the portal reads the figure."""
 
+import re
+
 import pytest
 
 from jobs.engines import Pattern
@@ -32,3 +34,20 @@ def test_a_run_completes_on_a_node_of_slurm_24_and_its_result_comes_back(
     assert job.cluster == "storagelab24" and job.user_name == account24
     # Darshan recorded it there too (the nodes mount the dev site's runtime).
     assert profile_of(run).profile["bytes_written"] > 0
+
+
+def test_eight_ior_ranks_span_both_nodes_through_the_sites_launcher(
+    portal_on_24, settings, account24, make_user, disk_target
+) -> None:
+    # The site's launcher: its nodes claim 4 CPUs on 2 cores, so no binding to cores.
+    settings.MPI_LAUNCHER = ["mpirun", "--bind-to", "none"]
+    trainee = make_user(account24).cluster_account
+    eight = small_workload(Pattern.SEQUENTIAL, processes=8)
+    run = start_run(trainee, disk_target, eight, engine="ior", time_limit_minutes=2)
+
+    (run,) = follow(run, timeout=120)
+
+    assert run.status == RunStatus.COMPLETED, run.raw_output[-3000:]
+    assert (run.result.processes, run.result.engine) == (8, "ior")
+    # IOR's own report of where its ranks ran: two nodes.
+    assert re.search(r'"nodes": 2\b', run.raw_output)
