@@ -43,6 +43,8 @@ IN_MEMORY = (
 SIZES = re.compile(rf"[0-9]{{1,9}}(,[0-9]{{1,9}}){{0,{DARSHAN_LOGS_MAX - 1}}}")
 # A job sends its logs right after its result; beyond this, none is coming.
 LOGS_GRACE_SECONDS = 120
+# Logs whose read has not begun this long after they came lost their task.
+LOGS_QUEUE_WAIT_SECONDS = 600
 
 
 def receive(
@@ -124,7 +126,7 @@ def recorded(run: BenchmarkRun) -> bool:
 def of_run(run: BenchmarkRun, read_seconds: int) -> RunProfile:
     """What the run page shows of the run's I/O profile. `read_seconds`: the longest a
     read may take (a read begun longer ago lost its reader)."""
-    row = RunLog.objects.filter(run=run).first()
+    row = RunLog.objects.filter(run=run).defer("logs").first()  # polled: not its bytes
     now = timezone.now()
     if row is not None:
         if row.profile is not None:
@@ -136,6 +138,11 @@ def of_run(run: BenchmarkRun, read_seconds: int) -> RunProfile:
         started = row.read_started_at
         if started and now - started > timedelta(seconds=read_seconds):
             return RunProfile(reason="Reading the run's Darshan logs did not finish.")
+        if not started and now - row.received_at > timedelta(seconds=LOGS_QUEUE_WAIT_SECONDS):
+            return RunProfile(
+                reason="The run's Darshan logs were never read: the portal's task queue did "
+                "not take them. Ask the administrators to look at the darshan worker."
+            )
         return RunProfile(reason="Reading the run's Darshan logs…", following=True)
     if not recorded(run):
         if run.in_memory and settings.RUN_DARSHAN_RUNTIME:

@@ -224,3 +224,17 @@ def test_a_forged_secret_learns_nothing_else(client, run) -> None:
 
     assert answer.status_code == 403
     assert not RunLog.objects.filter(run=run).exists()
+
+
+def test_logs_whose_read_never_began_say_so_and_are_not_followed_for_ever(client, run) -> None:
+    body, sizes = two_processes()
+    send(client, run, body, **{"X-Darshan-Sizes": sizes})  # its task never runs here
+    client.force_login(run.user)
+    url = f"/check-my-job/runs/{run.key}/profile"
+    assert client.get(url).status_code == 200  # reading: followed
+
+    RunLog.objects.update(received_at=timezone.now() - timedelta(hours=1))
+    answer = client.get(url)
+
+    assert answer.status_code == 286
+    assert "were never read" in answer.content.decode()
