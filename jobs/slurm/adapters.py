@@ -173,6 +173,10 @@ def submit_payload(version: str, spec: JobSpec) -> dict[str, Any]:
         "current_working_directory": spec.working_directory,
         "standard_output": spec.standard_output,
         "standard_error": spec.standard_error or spec.standard_output,
+        # A run's job is never queued again by Slurm (a site's default JobRequeue=1
+        # would rerun it after a node failure): the portal says what happened, and
+        # starting it again is the trainee's choice.
+        "requeue": False,
     }
     if version == "v0.0.38":
         job["time_limit"] = spec.time_limit_minutes

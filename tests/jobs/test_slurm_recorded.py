@@ -575,6 +575,7 @@ def test_v0_0_38_takes_the_script_beside_the_job_and_an_environment_object() -> 
     assert payload["script"] == SPEC.script
     assert payload["job"]["environment"] == {"PATH": "/usr/bin:/bin", "HOME": "/scratch/alice"}
     assert payload["job"]["time_limit"] == 30
+    assert payload["job"]["requeue"] is False  # a node failure never reruns a run
 
 
 @pytest.mark.parametrize("release, version", [p for p in SPEC_VERSIONS if p.id != "22.05-v0.0.38"])
@@ -587,6 +588,7 @@ def test_later_versions_take_the_script_in_the_job_and_a_k_v_environment(
     assert payload["job"]["script"] == SPEC.script
     assert payload["job"]["environment"] == ["PATH=/usr/bin:/bin", "HOME=/scratch/alice"]
     assert payload["job"]["time_limit"] == {"set": True, "number": 30}
+    assert payload["job"]["requeue"] is False
 
 
 @pytest.mark.parametrize("release, version", SPEC_VERSIONS)
