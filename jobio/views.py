@@ -17,7 +17,7 @@ from jobio.forms import JobIdForm, UploadForm
 from jobio.models import JobCheck
 from jobio.tasks import read_once_committed, read_run_logs_once_committed
 from jobs.models import BenchmarkRun
-from jobs.results import ResultRefused, check_token, header_number
+from jobs.results import ResultRefused, check_post
 from portal.polling import poll_answer
 from portal.units import MiB
 
@@ -128,13 +128,8 @@ def run_logs(request: HttpRequest, key: str) -> HttpResponse:
     run = get_object_or_404(BenchmarkRun, key=key)
     token = request.headers.get("X-Storagelab-Token", "")
     try:
-        # The secret first: only the job learns why else its post was refused.
-        check_token(run, token)
-        length = header_number(
-            request.META.get("CONTENT_LENGTH") or "0", "Content-Length", 0, 2**62
-        )
-        if length > settings.RUN_DARSHAN_MAX_BYTES:
-            raise ResultRefused(413, "the logs are larger than the portal keeps")
+        content_length = request.META.get("CONTENT_LENGTH", "")
+        check_post(run, token, content_length, settings.RUN_DARSHAN_MAX_BYTES)
         row = runs.receive(
             run,
             token,

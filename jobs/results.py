@@ -50,6 +50,15 @@ def check_token(run: BenchmarkRun, token: str) -> None:
         raise ResultRefused(403, "wrong result token")
 
 
+def check_post(run: BenchmarkRun, token: str, content_length: str, max_bytes: int) -> None:
+    """What every post of a job is checked for, in this order: the run's secret first
+    (only the job learns why else it was refused), then its declared length (413)."""
+    check_token(run, token)
+    length = header_number(content_length or "0", "Content-Length", 0, 2**62)
+    if length > max_bytes:
+        raise ResultRefused(413, f"the body is larger than the {max_bytes} bytes taken here")
+
+
 def header_number(value: str, name: str, low: int, high: int) -> int:
     """A header that must hold a plain decimal number in [low, high]; else 400."""
     if not re.fullmatch(r"-?[0-9]{1,12}", value) or not low <= int(value) <= high:

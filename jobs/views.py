@@ -7,7 +7,7 @@ from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_POST
 
 from jobs.models import BenchmarkRun
-from jobs.results import ResultRefused, check_token, header_number, receive_result
+from jobs.results import ResultRefused, check_post, header_number, receive_result
 from jobs.slurm import SlurmError
 from jobs.submission import cancel
 from portal.polling import poll_answer
@@ -53,12 +53,7 @@ def run_result(request: HttpRequest, key: str) -> HttpResponse:
     run = get_object_or_404(BenchmarkRun, key=key)
     token = request.headers.get("X-Storagelab-Token", "")
     try:
-        check_token(run, token)
-        length = header_number(
-            request.META.get("CONTENT_LENGTH") or "0", "Content-Length", 0, 2**62
-        )
-        if length > settings.RESULT_MAX_BYTES:
-            raise ResultRefused(413, "result too large")
+        check_post(run, token, request.META.get("CONTENT_LENGTH", ""), settings.RESULT_MAX_BYTES)
         exit_header = request.headers.get("X-Benchmark-Exit")
         # The shell's $? of the benchmark: 0-255.
         exit_code = (
