@@ -24,6 +24,7 @@ from exercises.catalogue.profiles import active_profile
 from exercises.courses import access, changes, grid, overview
 from exercises.courses.forms import CourseForm, JoinCourseForm
 from exercises.courses.models import Course, Enrollment
+from exercises.predictions.models import Prediction
 from jobs.engines.base import RATE_FIELDS, plausible, plausible_rate
 from jobs.models import BenchmarkRun, RunResult
 from portal import units
@@ -396,15 +397,10 @@ def _place(order: list[str], key: str) -> int | None:
     return order.index(key) + 1 if key in order else None
 
 
-def _predictions(course: Course) -> list[dict]:
+def _predictions(course: Course, made: list[Prediction]) -> list[dict]:
     """The class's predictions, each as its participant made it (target names, fastest
     first)."""
     names = {t.key: t.name for t in course.targets.all()}
-    found = (
-        overview.course_predictions(course)
-        .select_related("user", "exercise")
-        .order_by("user__username", "exercise__order")
-    )
     return [
         {
             "participant": p.user.get_username(),
@@ -413,7 +409,7 @@ def _predictions(course: Course) -> list[dict]:
             "mib_s_guessed": {names.get(key, key): mib for key, mib in p.figures.items()},
             "made_at": p.made_at.isoformat(),
         }
-        for p in found
+        for p in made
     ]
 
 
@@ -427,16 +423,19 @@ def _cell(value: object) -> object:
 @login_required
 def course_export(request: HttpRequest, pk: int, fmt: str) -> HttpResponse:
     course = access.course_for_instructor(request.user, pk)
-    predictions = _predictions(course)
-    by_run = {(p.user_id, p.exercise_id): p.order for p in overview.course_predictions(course)}
-    rows = _export_rows(course, by_run)
+    made = list(
+        overview.course_predictions(course)
+        .select_related("user", "exercise")
+        .order_by("user__username", "exercise__order")
+    )
+    rows = _export_rows(course, {(p.user_id, p.exercise_id): p.order for p in made})
     filename = f"storagelab-course-{course.pk}-results.{fmt}"
     if fmt == "json":
         body = {
             "course": course.title,
             "profile": course.profile.name,
             "runs": rows,
-            "predictions": predictions,
+            "predictions": _predictions(course, made),
         }
         response: HttpResponse = JsonResponse(body, json_dumps_params={"indent": 2})
     else:
