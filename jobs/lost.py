@@ -26,7 +26,8 @@ def job_not_listed(run: BenchmarkRun, now: datetime) -> None:
         RunStatus.LOST,
         provided={"result_received_at__isnull": True},
         status_reason=f"Slurm no longer knows job {run.slurm_job_id}, and no result came "
-        f"back. Its output file, if any, is in {run.target_directory}.",
+        f"back. Its output file, if any, is in {run.target_directory}"
+        + (" on the node that ran it." if run.target_variable else "."),
     )
     if not lost:
         # Its output came: the job ended, and (without Slurm's word) it ended well.

@@ -11,6 +11,7 @@ from django.utils import timezone
 
 from jobs.engines import ENGINE_CHOICES, Workload
 from jobs.engines.base import MAX_BYTES_PER_S_PER_PROCESS, RATE_FIELDS, plausible_rate
+from jobs.places import variable_of
 from portal.units import ThroughputInMiB
 
 
@@ -120,6 +121,12 @@ class BenchmarkRun(models.Model):
         """Where Slurm writes the job's output (job_spec names it with "%j", Slurm's
         pattern for the job id). The script removes it once the portal has the result."""
         return f"{self.target_directory}/{self.job_name}-{job_id}.out"
+
+    @property
+    def target_variable(self) -> str | None:
+        """The variable that names the target's directory on the job's node ("TMPDIR"),
+        if one does: then only the job script knows where that is (jobs/places.py)."""
+        return variable_of(self.target_directory)
 
     @property
     def run_directory(self) -> str:

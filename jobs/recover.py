@@ -60,6 +60,11 @@ def read_own_file(run: BenchmarkRun) -> str:
     """The job's output file, if it is the run's account's own (see the module's
     docstring), up to a bound: its output, its lines and Slurm's."""
     path = output_file(run)
+    if run.target_variable:
+        raise RecoveryRefused(
+            f"{path} was on the node that ran the job (${run.target_variable} is a directory "
+            "each job gets there): it cannot be read from here."
+        )
     uid = uid_of(run.cluster_username)
     if uid is None:
         raise RecoveryRefused(f"{run.cluster_username} is not an account of this host.")

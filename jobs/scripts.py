@@ -16,6 +16,7 @@ from django.urls import reverse
 
 from jobs.engines import Target, get_engine
 from jobs.models import BenchmarkRun
+from jobs.places import shell_word
 from jobs.slurm import JobSpec
 from portal.units import iec
 
@@ -53,17 +54,22 @@ def darshan_context(run: BenchmarkRun) -> dict:
     """What the script needs to record the run with Darshan (RUN_DARSHAN_RUNTIME), or
     nothing: the site has no runtime, the run is on a target in memory (where Darshan
     would slow it: RUN_DARSHAN_IN_MEMORY), or its directory is not a plain path."""
-    if not settings.RUN_DARSHAN_RUNTIME or not PLAIN_PATH.fullmatch(run.run_directory):
+    if not settings.RUN_DARSHAN_RUNTIME or (run.in_memory and not settings.RUN_DARSHAN_IN_MEMORY):
         return {}
-    if run.in_memory and not settings.RUN_DARSHAN_IN_MEMORY:
+    if run.target_variable:
+        # Known on the node only: the script checks and escapes it there, as below.
+        include = '"$(darshan_include)"'
+    elif PLAIN_PATH.fullmatch(run.run_directory):
+        # Each character literal in a POSIX extended regular expression: "." and "-"
+        # in brackets, the rest as it is. A config line is split at blanks: none here.
+        escaped = "".join(f"[{c}]" if c in ".-" else c for c in run.run_directory)
+        include = shlex.quote(f"NAME_INCLUDE ^{escaped}/ POSIX")
+    else:
         return {}
-    # Each character literal in a POSIX extended regular expression: "." and "-" in
-    # brackets, the rest as it is. A config line is split at blanks: the path has none.
-    escaped = "".join(f"[{c}]" if c in ".-" else c for c in run.run_directory)
     return {
         "darshan": True,
         "darshan_runtime": shlex.quote(settings.RUN_DARSHAN_RUNTIME),
-        "darshan_include": shlex.quote(f"NAME_INCLUDE ^{escaped}/ POSIX"),
+        "darshan_include": include,
         "darshan_logs_max": DARSHAN_LOGS_MAX,
         "darshan_max_bytes": settings.RUN_DARSHAN_MAX_BYTES,
         "logs_url": shlex.quote(
@@ -75,7 +81,9 @@ def darshan_context(run: BenchmarkRun) -> dict:
 
 def render_script(run: BenchmarkRun) -> str:
     engine = get_engine(run.engine)
-    target = Target(directory=run.run_directory, tmpfs=run.in_memory)
+    # A directory only the node knows is the benchmark's working directory, named ".".
+    where = "." if run.target_variable else run.run_directory
+    target = Target(directory=where, tmpfs=run.in_memory)
     argv = engine.command(run.workload_params, target)
     ranks = engine.tasks(run.workload_params)
     if ranks > 1:
@@ -89,10 +97,12 @@ def render_script(run: BenchmarkRun) -> str:
             "engine": run.engine,
             "target": one_line(run.target.name),
             "description": one_line(describe(run)),
-            "target_dir": shlex.quote(run.target_directory),
-            "run_dir": shlex.quote(run.run_directory),
+            "target_dir": shell_word(run.target_directory),
+            "target_variable": run.target_variable,
+            "target_variable_value": f'"${{{run.target_variable}:-}}"',
+            "run_dir": shell_word(run.run_directory),
             # The job's output file, but for the job id: the script knows that one.
-            "output_stem": shlex.quote(run.output_file("").removesuffix(".out")),
+            "output_stem": shell_word(run.output_file("").removesuffix(".out")),
             "command": shlex.join(argv),
             "max_bytes": settings.RESULT_MAX_BYTES,
             "retry_seconds": settings.RESULT_RETRY_SECONDS,
@@ -104,12 +114,15 @@ def render_script(run: BenchmarkRun) -> str:
 
 def job_spec(run: BenchmarkRun, script: str, token: str) -> JobSpec:
     tasks = get_engine(run.engine).tasks(run.workload_params)
+    # Slurm cannot name a file in a directory only the node knows: the script then
+    # writes its output file itself, once it knows the directory is the user's.
+    on_node = bool(run.target_variable)
     return JobSpec(
         name=run.job_name,
         script=script,
         partition=settings.SLURM_PARTITION,
-        working_directory=run.target_directory,
-        standard_output=run.output_file("%j"),
+        working_directory="/" if on_node else run.target_directory,
+        standard_output="/dev/null" if on_node else run.output_file("%j"),
         # The benchmark's time, and the time its result may take to reach a portal
         # that is away (the script's retries): a limit hit while sending loses it.
         time_limit_minutes=run.time_limit_minutes + math.ceil(settings.RESULT_RETRY_SECONDS / 60),

@@ -123,9 +123,11 @@ def apply_job(run: BenchmarkRun, job: SlurmJob) -> None:
 
 def explain(job: SlurmJob, status: RunStatus) -> str:
     """What to tell the user about a job that ended otherwise than well."""
-    where = (
-        f"Job {job.job_id}; its output is in {job.standard_output.replace('%j', str(job.job_id))}."
-    )
+    if job.standard_output in ("", "/dev/null"):  # a target only the node knows
+        where = f"Job {job.job_id}; its output file was in the target's directory on its node."
+    else:
+        output = job.standard_output.replace("%j", str(job.job_id))
+        where = f"Job {job.job_id}; its output is in {output}."
     if status == RunStatus.FAILED:
         if job.state == JobState.NODE_FAIL:
             return (
@@ -137,8 +139,8 @@ def explain(job: SlurmJob, status: RunStatus) -> str:
         if job.return_code == REFUSED_DIRECTORY:
             return (
                 "Nothing was run: the target directory must be yours alone (owned by you, "
-                "writable by nobody else, not a link) and the run's own directory must not "
-                f"exist yet. {where}"
+                "writable by nobody else, not a link; for a target such as $TMPDIR, set on "
+                f"the node) and the run's own directory must not exist yet. {where}"
             )
         code = f"signal {job.signal}" if job.signal else f"exit code {job.return_code}"
         return f"The job failed ({code}, {job.reason or job.state}). {where}"

@@ -15,8 +15,10 @@ import httpx
 import pytest
 from pytest_django.live_server_helper import LiveServer
 
+from exercises.catalogue.models import StorageTarget
 from jobs.slurm import SlurmClient, SlurmJob, get_client
 from jobs.slurm.auth import TokenSigner
+from tests.names import unique_name
 
 ROOT = Path(__file__).resolve().parents[1]
 REST_URL = "http://127.0.0.1:6821"
@@ -74,6 +76,26 @@ def portal_on_24(slurm_24, settings, portal_for_nodes, celery_worker_thread) -> 
     """The whole portal on the 24.11 cluster: its callbacks to the address nodes reach."""
     settings.PORTAL_CALLBACK_URL = portal_for_nodes
     settings.ALLOWED_HOSTS = [*settings.ALLOWED_HOSTS, urlsplit(portal_for_nodes).hostname]
+
+
+@pytest.fixture
+def gluster_target(site) -> StorageTarget:
+    """The cluster's filesystem over the network: a GlusterFS volume every node mounts
+    (docker/cluster/start.sh); each account's directory comes with it (account.sh)."""
+    return StorageTarget.objects.create(
+        profile=site, key=unique_name("global"), name="$GLOBAL", filesystem="GlusterFS",
+        path_template="/gluster/{user}",
+    )  # fmt: skip
+
+
+@pytest.fixture
+def node_tmpdir_target(site) -> StorageTarget:
+    """The job's own $TMPDIR, which the cluster's prolog makes on each of its nodes (on
+    the node's disk) and its epilog removes."""
+    return StorageTarget.objects.create(
+        profile=site, key=unique_name("tmp"), name="$TMPDIR", filesystem="node-local disk",
+        path_template="$TMPDIR", persistent=False, shared=False,
+    )  # fmt: skip
 
 
 def client24(service_user: str) -> SlurmClient:

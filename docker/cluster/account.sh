@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # docker/cluster/account.sh NAME...: the host's accounts NAME on every node of the
 # cluster, with the same UID and GID (jobs run as the user, and files a node writes on
-# a shared filesystem must be theirs everywhere). The accounts must exist on the host
+# a shared filesystem must be theirs everywhere), and their own directory on the
+# networked target, /gluster/NAME (mode 700). The accounts must exist on the host
 # (docker/slurm/account.sh makes the dev site's).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -20,4 +21,6 @@ for name in "$@"; do
       getent group $gid >/dev/null || groupadd -g $gid '$group'
       getent passwd '$name' >/dev/null || useradd -u $uid -g $gid -d '$home' -M -s /bin/sh '$name'"
   done
+  # Every node mounts the same volume: one of them makes the directory.
+  "$DOCKER" exec slurm-n1 install -d -m 0700 -o "$uid" -g "$gid" "/gluster/$name"
 done

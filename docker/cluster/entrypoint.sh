@@ -1,11 +1,15 @@
 #!/bin/bash
-# storagelab-cluster ROLE: starts munge, then the role's daemons in the foreground.
+# storagelab-cluster ROLE: the role's daemons in the foreground (munge first for Slurm's).
 #   controller  slurmctld, and slurmrestd (JWT, as its own user) on :6820
-#   node        slurmd, named after the container's host name
+#   node        slurmd, named after the container's host name, once the networked
+#               target (GlusterFS volume $GLUSTER_VOLUME) is mounted at /gluster
+#   files       glusterd: a file server of that volume (start.sh makes the volume)
 # The configuration and keys are mounted by docker/cluster/start.sh: /etc/slurm and
 # /etc/munge/munge.key (read-only).
 set -euo pipefail
-role=${1:?controller or node}
+role=${1:?controller, node or files}
+# A file server runs no Slurm, only glusterd.
+[ "$role" != files ] || exec glusterd -N --log-file=-
 mkdir -p /run/munge /var/spool/slurmctld /var/spool/slurmd /var/log/slurm
 chown munge:munge /run/munge
 chown slurm:slurm /var/spool/slurmctld /var/log/slurm
@@ -22,6 +26,14 @@ controller)
   wait -n "$ctld" $!
   ;;
 node)
+  # FUSE's mount prints its failure but exits 0: the mount point says whether it held.
+  mkdir -p /gluster
+  for _ in $(seq 50); do
+    mountpoint -q /gluster && break
+    mount -t glusterfs "${GLUSTER_VOLUME:?}" /gluster 2>/dev/null || true
+    sleep 0.2
+  done
+  mountpoint -q /gluster || { echo "could not mount $GLUSTER_VOLUME at /gluster" >&2; exit 1; }
   exec slurmd -D -N "$(hostname -s)"
   ;;
 *)

@@ -2,7 +2,10 @@
 # docker/cluster/start.sh: the multi-node test cluster of today's Slurm, in containers:
 # a controller (slurmctld, and slurmrestd with JWT on 127.0.0.1:$CLUSTER_REST_PORT) and
 # two compute nodes (slurmd), from Debian 13's packages (Slurm 24.11; fio, and IOR and
-# mdtest built from docker/vendor/ with Open MPI 5). Built without a
+# mdtest built from docker/vendor/ with Open MPI 5), and a filesystem over the network
+# that both nodes mount at /gluster: a GlusterFS volume distributed over two file
+# servers (a brick each, in $STATE_DIR/cluster/bricks, emptied at each start: the
+# volume is made afresh; users' directories come with their accounts). Built without a
 # registry: the base image by debootstrap (docker/base-image.sh), the cluster's image
 # from docker/cluster/Dockerfile, rebuilt when its files change. One munge key and one
 # JWT key (in $STATE_DIR/cluster) shared by every container; the nodes mount the dev
@@ -19,6 +22,8 @@ NETWORK=storagelab-cluster
 REST_PORT=${CLUSTER_REST_PORT:-6821}
 CONF=$STATE_DIR/cluster
 NODES=(slurm-n1 slurm-n2)
+FILES=(files-1 files-2)
+VOLUME=lab
 
 [ "$(id -u)" = 0 ] || die "run as root: it runs Docker and owns the cluster's keys"
 "$DOCKER" info >/dev/null 2>&1 || die "Docker does not answer: docker/dev/docker.sh installs and starts it"
@@ -53,11 +58,30 @@ chmod 0755 "$CONF/etc"
 
 # --- the containers -------------------------------------------------------------
 "$DOCKER" network inspect "$NETWORK" >/dev/null 2>&1 || "$DOCKER" network create "$NETWORK" >/dev/null
-"$DOCKER" rm -f slurm-ctl "${NODES[@]}" >/dev/null 2>&1 || true
+"$DOCKER" rm -f slurm-ctl "${NODES[@]}" "${FILES[@]}" >/dev/null 2>&1 || true
 common=(--detach --network "$NETWORK" --label storagelab.cluster=1
   -v "$CONF/etc:/etc/slurm:ro" -v "$CONF/munge.key:/etc/munge/munge.key:ro")
 "$DOCKER" run "${common[@]}" --name slurm-ctl --hostname slurm-ctl \
   -p "127.0.0.1:$REST_PORT:6820" "$IMAGE" controller >/dev/null
+# The file servers: glusterd needs SYS_ADMIN for the bricks' trusted extended
+# attributes; a brick is a directory of the host's (not the container's overlay).
+for server in "${FILES[@]}"; do
+  rm -rf -- "$CONF/bricks/$server"
+  mkdir -p "$CONF/bricks/$server"
+  "$DOCKER" run --detach --network "$NETWORK" --label storagelab.cluster=1 --cap-add SYS_ADMIN \
+    -v "$CONF/bricks/$server:/bricks" --name "$server" --hostname "$server" "$IMAGE" files >/dev/null
+done
+glusterd_answers() { "$DOCKER" exec "$1" gluster pool list >/dev/null 2>&1; }
+for server in "${FILES[@]}"; do wait_for "glusterd on $server" 30 glusterd_answers "$server"; done
+for server in "${FILES[@]:1}"; do "$DOCKER" exec files-1 gluster peer probe "$server" >/dev/null; done
+peers_connected() { [ "$("$DOCKER" exec files-1 gluster pool list | grep -c Connected)" = "${#FILES[@]}" ]; }
+wait_for "the file servers to join" 30 peers_connected
+bricks=()
+for server in "${FILES[@]}"; do bricks+=("$server:/bricks/$VOLUME"); done
+# Distributed: each file lives whole on one brick, files spread over both.
+"$DOCKER" exec files-1 gluster --mode=script volume create "$VOLUME" transport tcp "${bricks[@]}" force >/dev/null
+"$DOCKER" exec files-1 gluster --mode=script volume start "$VOLUME" >/dev/null
+
 # The nodes see the dev site's disk targets at the same paths (a filesystem both nodes
 # share), and its darshan-runtime, so that the portal's runs can run here too.
 DISK_ROOT=${STORAGELAB_DISK_ROOT:-/srv/storagelab}
@@ -66,11 +90,12 @@ shared=()
 [ ! -d "$DISK_ROOT" ] || shared+=(-v "$DISK_ROOT:$DISK_ROOT")
 [ ! -d "$DARSHAN" ] || shared+=(-v "$DARSHAN:$DARSHAN:ro")
 for node in "${NODES[@]}"; do
-  "$DOCKER" run "${common[@]}" "${shared[@]}" --name "$node" --hostname "$node" "$IMAGE" node >/dev/null
+  "$DOCKER" run "${common[@]}" "${shared[@]}" --cap-add SYS_ADMIN --device /dev/fuse \
+    -e GLUSTER_VOLUME="files-1:/$VOLUME" --name "$node" --hostname "$node" "$IMAGE" node >/dev/null
 done
 
 rest_answers() { curl -s -o /dev/null "http://127.0.0.1:$REST_PORT/openapi/v3"; }
 nodes_idle() { [ "$("$DOCKER" exec slurm-ctl sinfo -h -o %T 2>/dev/null | sort -u)" = idle ]; }
 wait_for "the cluster's slurmrestd" 60 rest_answers
 wait_for "the cluster's nodes" 60 nodes_idle
-say "cluster up: Slurm $("$DOCKER" exec slurm-ctl scontrol --version | cut -d' ' -f2), nodes ${NODES[*]}, slurmrestd on 127.0.0.1:$REST_PORT"
+say "cluster up: Slurm $("$DOCKER" exec slurm-ctl scontrol --version | cut -d' ' -f2), nodes ${NODES[*]} (GlusterFS volume $VOLUME at /gluster), slurmrestd on 127.0.0.1:$REST_PORT"

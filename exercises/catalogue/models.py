@@ -13,6 +13,7 @@ from django.utils import timezone
 from exercises.catalogue import lessons
 from jobs.engines import ENGINE_CHOICES, Pattern, Target, Workload, get_engine
 from jobs.engines.base import RATE_FIELDS
+from jobs.places import variable_of
 from portal.models import cluster_username_validator
 from portal.units import MB, mib
 
@@ -21,11 +22,17 @@ _PATH_TEMPLATE = re.compile(r"^/[A-Za-z0-9_./-]*\{user\}[A-Za-z0-9_./-]*\Z")
 
 
 def validate_path_template(value: str) -> None:
-    if not _PATH_TEMPLATE.match(value) or ".." in value or value.count("{user}") != 1:
-        raise ValidationError(
-            "An absolute path of letters, digits, '_', '.', '-' and '/', with {user} "
-            "once where the cluster account name goes, e.g. /scratch/{user}."
-        )
+    """A path with {user} once, or a directory a variable names on the job's node
+    (jobs/places.py), with {user} at most once below it."""
+    if _PATH_TEMPLATE.match(value) and ".." not in value and value.count("{user}") == 1:
+        return
+    if value.count("{user}") <= 1 and variable_of(value.replace("{user}", "u")):
+        return
+    raise ValidationError(
+        "An absolute path of letters, digits, '_', '.', '-' and '/', with {user} once "
+        "where the cluster account name goes, e.g. /scratch/{user}; or a variable the "
+        "job sees on its node, e.g. $TMPDIR (resolved when the job runs)."
+    )
 
 
 # A target's name as users know it ("$GLOBAL", "BeeGFS fast"): it is shown in pages
@@ -68,7 +75,8 @@ class StorageTarget(models.Model):
     path_template = models.CharField(
         max_length=255,
         validators=[validate_path_template],
-        help_text="The user's own directory on it, e.g. /scratch/{user}",
+        help_text="The user's own directory on it, e.g. /scratch/{user}, or the variable "
+        "that names it on a job's node, e.g. $TMPDIR",
     )
     in_memory = models.BooleanField(
         default=False, help_text="tmpfs and the like: no O_DIRECT, space comes from RAM"
@@ -97,9 +105,16 @@ class StorageTarget(models.Model):
         return self.name
 
     def directory_for(self, cluster_username: str) -> str:
+        """The user's directory on it; for a target a variable names, as the job script
+        resolves it on the node ("$TMPDIR", "$WORK/ada")."""
         validate_path_template(self.path_template)
         cluster_username_validator(cluster_username)
         return self.path_template.replace("{user}", cluster_username)
+
+    @property
+    def variable(self) -> str | None:
+        """The environment variable that names it on a job's node, if one does."""
+        return variable_of(self.path_template.replace("{user}", "u"))
 
 
 class Exercise(models.Model):
@@ -347,3 +362,13 @@ class QuotaSource(models.Model):
 
     def __str__(self) -> str:
         return f"{self.target}: {self.get_collector_display()}"
+
+    def clean(self) -> None:
+        # A directory a job's node names (a per-job $TMPDIR) is nowhere to be counted.
+        if self.collector == QuotaCollector.LOCAL and self.target.variable:
+            raise ValidationError(
+                {
+                    "collector": f"{self.target.path_template} is known on a job's node only: "
+                    "there is no directory here to count."
+                }
+            )

@@ -28,7 +28,12 @@ unset STORAGELAB_RESULT_TOKEN
 result=$(mktemp) || exit 1
 trap 'exit 143' TERM INT
 
-# The target directory must be this user's alone: in one another user owns or may
+{% if target_variable %}# The target is the directory ${{ target_variable }} names on this node.
+if [ -z {{ target_variable_value }} ]; then
+  say "\${{ target_variable }} is not set on $(hostname); nothing was run"
+  exit 78
+fi
+{% endif %}# The target directory must be this user's alone: in one another user owns or may
 # write to (a target under a shared parent such as /tmp), that user could swap the
 # run's directory for a link while the benchmark writes.
 if [ -L "$target_dir" ] || [ ! -d "$target_dir" ] || [ ! -O "$target_dir" ] ||
@@ -36,7 +41,10 @@ if [ -L "$target_dir" ] || [ ! -d "$target_dir" ] || [ ! -O "$target_dir" ] ||
   say "$target_dir is not a directory of yours that only you may write to; nothing was run"
   exit 78
 fi
-# A fresh directory, made here (mode 700): an existing path is never reused.
+{% if target_variable %}# Slurm could not name a file in it (it sends this job's output nowhere): the output
+# file is this, from here on.
+exec >"$output" 2>&1
+{% endif %}# A fresh directory, made here (mode 700): an existing path is never reused.
 if ! mkdir -- "$run_dir"; then
   say "$run_dir exists already; nothing was run"
   exit 78
@@ -50,7 +58,13 @@ echo "Storage Lab: running {{ engine }} in $run_dir on $(hostname)"
 {% if darshan %}# Darshan records the benchmark's own I/O, one log per process, into a private
 # directory: the files in the run's directory only (its configuration leaves out every
 # other name). The logs are written as each process ends, after the figure is taken.
-darshan_dir=$(mktemp -d) && mkdir -- "$darshan_dir/logs" || exit 1
+{% if target_variable %}# Its configuration names the run's directory as a POSIX regular expression: a
+# plain path only, each "." and "-" in brackets (none: nothing is recorded).
+darshan_include() {
+  case "$run_dir" in [!/]* | *[!A-Za-z0-9/._-]*) return 0 ;; esac
+  printf 'NAME_INCLUDE ^%s/ POSIX' "$(printf '%s' "$run_dir" | sed 's/[.-]/[&]/g')"
+}
+{% endif %}darshan_dir=$(mktemp -d) && mkdir -- "$darshan_dir/logs" || exit 1
 printf '%s\n' 'NAME_EXCLUDE .* POSIX' {{ darshan_include }} >"$darshan_dir/config"
 LD_PRELOAD={{ darshan_runtime }} DARSHAN_ENABLE_NONMPI=1 DARSHAN_LOGPATH="$darshan_dir/logs" \
   DARSHAN_CONFIG_PATH="$darshan_dir/config" {{ command }} >"$result" 2>&1

@@ -2,6 +2,7 @@
 launcher (MPI_LAUNCHER), one rank and fio on their own, every word shell-quoted."""
 
 import shlex
+import subprocess
 
 import pytest
 
@@ -83,3 +84,23 @@ def test_a_launcher_word_the_shell_would_read_is_quoted(trainee, disk_target, se
     script = render_script(run)
 
     assert "mpirun --mca btl '^openib' -n 8 ior" in script
+
+
+def test_a_run_on_a_directory_only_the_node_knows_works_in_it_as_its_cwd(
+    trainee, disk_target
+) -> None:
+    disk_target.path_template = "$TMPDIR"
+    disk_target.save()
+    run = make_run(trainee, disk_target, engine="ior", workload=workload(4))
+
+    script = render_script(run)
+    spec = job_spec(run, script, "token")
+
+    # The script resolves it, goes there, and names it "." to the benchmark; Slurm,
+    # which cannot name a file there, sends the job's output nowhere: the script
+    # writes its output file there itself.
+    assert 'run_dir="${TMPDIR:-}"/storagelab-run-' in script
+    assert "-o ./ior.dat" in " ".join(command_line(script, "ior"))
+    assert (spec.working_directory, spec.standard_output) == ("/", "/dev/null")
+    assert 'exec >"$output" 2>&1' in script
+    assert subprocess.run(["bash", "-n"], input=script, text=True).returncode == 0

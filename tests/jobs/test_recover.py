@@ -171,3 +171,12 @@ def test_staff_who_may_only_look_at_runs_get_no_attach_action(client, run, make_
 
     assert page.status_code == 200 and str(run.key) in page.content.decode()
     assert "attach_output" not in page.content.decode()
+
+
+def test_an_output_file_on_the_node_only_is_not_looked_for_here(trainee, disk_target) -> None:
+    disk_target.path_template = "$TMPDIR"
+    disk_target.save()
+    run = make_run(trainee, disk_target, slurm_job_id=42)
+
+    with pytest.raises(RecoveryRefused, match=r"on the node that ran the job \(\$TMPDIR"):
+        attach(run)

@@ -66,6 +66,36 @@ def test_a_hostile_path_template_is_refused_by_the_profile_loader(path: str) -> 
     assert not SiteProfile.objects.filter(name="hostile-site").exists()
 
 
+@pytest.mark.parametrize(
+    "path",
+    ["$TMPDIR$(id)", "${TMPDIR}", "$TMPDIR/../etc", "$tmpdir", "$TMPDIR;x", "$TMPDIR/{user}/{user}",
+     "$TMPDIR/{x}", f"$TMPDIR\n{PAYLOAD}", "$TMPDIR/a b", "$1"],
+)  # fmt: skip
+def test_a_hostile_variable_template_is_refused(disk_target, path: str) -> None:
+    disk_target.path_template = path
+    with pytest.raises(ValidationError):
+        disk_target.full_clean()
+
+
+@pytest.mark.parametrize("path", ["$TMPDIR", "$WORK/{user}", "$SITE_SCRATCH/lab/{user}/x"])
+def test_a_directory_a_variable_names_on_the_node_is_a_target(disk_target, path: str) -> None:
+    disk_target.path_template = path
+    disk_target.full_clean()
+    assert disk_target.variable == path[1:].split("/")[0]
+
+
+def test_a_variable_target_reaches_the_script_as_the_variable_not_as_text(
+    disk_target, trainee
+) -> None:
+    disk_target.path_template = "$WORK/{user}"
+    run = make_run(trainee, disk_target)
+
+    script = render_script(run)
+
+    assert f'target_dir="${{WORK:-}}"/{trainee.username}\n' in script
+    assert 'if [ -z "${WORK:-}" ]; then' in script
+
+
 def test_a_hostile_exercise_parameter_is_refused_by_the_profile_loader() -> None:
     data = dev_data()
     data["exercises"][0]["block_size"] = f"4096; {PAYLOAD}"
@@ -126,3 +156,11 @@ def test_a_name_stored_before_it_was_checked_stays_inside_its_comment(
     (target_line,) = [line for line in script.splitlines() if "target: " in line]
     assert target_line.startswith("#")
     assert all(PAYLOAD not in line for line in script.splitlines() if line != target_line)
+
+
+def test_a_directory_known_on_the_node_only_cannot_be_counted_for_quotas() -> None:
+    # $TMPDIR is made for each job on its node: no collector here could walk it.
+    data = dev_data(path_template="$TMPDIR", quota={"collector": "local"})
+    with pytest.raises(ValidationError, match="known on a job's node only"):
+        load(data)
+    assert not SiteProfile.objects.filter(name="hostile-site").exists()

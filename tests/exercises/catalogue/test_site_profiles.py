@@ -303,3 +303,11 @@ def test_every_claim_holds_on_the_sites_own_published_figures(name: str) -> None
     assert [v.claim.text for v in verdicts if v.holds is False] == []
     if name == "vsc3":
         assert len(verdicts) == 7 and all(v.holds for v in verdicts)
+
+
+def test_vsc3s_tmpdir_is_what_vsc3_says_it_is_the_variable_each_job_gets() -> None:
+    # "Accessible with the $TMPDIR environment variable"; "data gets deleted after the job".
+    call_command("load_site_profile", "vsc3", stdout=io.StringIO())
+    tmp = SiteProfile.objects.get(name="vsc3").targets.get(key="tmp")
+    assert (tmp.variable, tmp.directory_for("ada")) == ("TMPDIR", "$TMPDIR")
+    assert not tmp.persistent and not tmp.shared

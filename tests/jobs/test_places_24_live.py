@@ -1,0 +1,94 @@
+"""Where runs work on the multi-node 24.11 cluster (docker/cluster/): the job's own
+$TMPDIR, which only its node knows (Slurm's prolog makes it for the job, its epilog
+removes it), resolved by the job script when it runs; and the filesystem over the
+network, a GlusterFS volume both nodes mount."""
+
+import re
+
+import pytest
+
+from jobs.engines import Pattern, Workload
+from jobs.engines.base import KiB
+from jobs.models import RunStatus
+from jobs.submission import start_run
+from tests.cluster24 import NODES, on_node
+from tests.runs import follow, profile_of, small_workload
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def test_a_run_on_the_jobs_own_tmpdir_works_there_and_leaves_nothing(
+    portal_on_24, account24, make_user, node_tmpdir_target
+) -> None:
+    trainee = make_user(account24).cluster_account
+    run = start_run(trainee, node_tmpdir_target, small_workload(), time_limit_minutes=2)
+
+    (run,) = follow(run, timeout=120)
+
+    assert run.status == RunStatus.COMPLETED, run.status_reason or run.parse_error
+    assert run.result.write_mib_s > 0
+    # Darshan recorded the benchmark's writes: its configuration, which records the
+    # run's directory only, named the directory the script resolved on the node.
+    assert profile_of(run).profile["bytes_written"] >= 4 * 1024 * 1024
+    # The job's directory went with the job, output file and all.
+    node = node_of(run.slurm_job_id)
+    assert node in NODES
+    assert f"job_{run.slurm_job_id}" not in on_node(node, "ls", "/tmp").split()
+
+
+def node_of(job_id: int) -> str:
+    shown = on_node("slurm-ctl", "scontrol", "show", "job", str(job_id))
+    return re.search(r"\bBatchHost=(\S+)", shown)[1]
+
+
+def test_a_variable_the_node_does_not_set_runs_nothing_and_says_why(
+    portal_on_24, account24, make_user, node_tmpdir_target
+) -> None:
+    node_tmpdir_target.path_template = "$STORAGELAB_NOT_SET"
+    node_tmpdir_target.save()
+    trainee = make_user(account24).cluster_account
+    run = start_run(trainee, node_tmpdir_target, small_workload(), time_limit_minutes=2)
+
+    (run,) = follow(run, timeout=120)
+
+    assert run.status == RunStatus.FAILED
+    assert run.status_reason.startswith("Nothing was run")
+    assert "set on the node" in run.status_reason
+    assert "output file was in the target's directory on its node" in run.status_reason
+
+
+def test_mdtest_ranks_on_both_nodes_share_the_network_filesystem(
+    portal_on_24, settings, account24, make_user, gluster_target
+) -> None:
+    settings.MPI_LAUNCHER = ["mpirun", "--bind-to", "none"]
+    trainee = make_user(account24).cluster_account
+    # 8 ranks (the nodes have 4 CPUs each), 50 files of 4 KiB each.
+    files = Workload(
+        pattern=Pattern.SEQUENTIAL, block_size=4 * KiB, processes=8,
+        size_per_process=50 * 4 * KiB, files_per_process=50,
+    )  # fmt: skip
+    run = start_run(trainee, gluster_target, files, engine="mdtest", time_limit_minutes=2)
+
+    (run,) = follow(run, timeout=150)
+
+    assert run.status == RunStatus.COMPLETED, run.status_reason or run.raw_output[-2000:]
+    assert run.result.processes == 8
+    assert run.result.create_ops_s > 0 and run.result.remove_ops_s > 0
+    shown = on_node("slurm-ctl", "scontrol", "show", "job", str(run.slurm_job_id))
+    assert " NodeList=slurm-n[1-2]" in shown
+    # Nothing is left on the volume, whichever node looks.
+    assert on_node("slurm-n2", "ls", "-A", f"/gluster/{account24}").split() == []
+
+
+def test_a_run_on_the_network_filesystem_is_seen_from_the_other_node(
+    portal_on_24, account24, make_user, gluster_target
+) -> None:
+    trainee = make_user(account24).cluster_account
+    run = start_run(trainee, gluster_target, small_workload(Pattern.RANDOM), time_limit_minutes=2)
+
+    (run,) = follow(run, timeout=120)
+
+    assert run.status == RunStatus.COMPLETED, run.status_reason or run.parse_error
+    assert run.result.write_mib_s > 0
+    # Darshan's logs name the files in the run's directory on the volume.
+    assert profile_of(run).profile["bytes_written"] >= 4 * 1024 * 1024
