@@ -100,6 +100,15 @@ def read(run_id: int) -> None:
     except LogUnreadable as e:
         RunLog.objects.filter(pk=run_id).update(problem=str(e)[:500])
         return
+    processes = row.run.workload_params.processes
+    if profile.nprocs < processes:
+        # Ranks on another node leave their logs there: a part is never shown as the whole.
+        RunLog.objects.filter(pk=run_id).update(
+            problem=f"Logs came from {profile.nprocs} of the run's {processes} processes, so "
+            "its profile is not shown: a part would pass for the whole. (A process on "
+            "another node than the job's first writes its log there.)"
+        )
+        return
     RunLog.objects.filter(pk=run_id).update(profile=profile.to_json())
 
 

@@ -68,8 +68,13 @@ def darshan_context(run: BenchmarkRun) -> dict:
         return {}
     return {
         "darshan": True,
+        # Every node sees a shared target: the logs of ranks on other nodes land there
+        # too (a node's own /tmp would keep them).
+        "darshan_on_target": bool(run.target and run.target.shared and not run.target_variable),
         "darshan_runtime": shlex.quote(settings.RUN_DARSHAN_RUNTIME),
         "darshan_include": include,
+        # The benchmark's processes only, not its launcher's (mpirun, its daemons, srun).
+        "darshan_app": shlex.quote(f"APP_INCLUDE (^|/){run.engine}$"),
         "darshan_logs_max": DARSHAN_LOGS_MAX,
         "darshan_max_bytes": settings.RUN_DARSHAN_MAX_BYTES,
         "logs_url": shlex.quote(

@@ -56,16 +56,19 @@ cd -- "$run_dir" || exit 1
 export HOME="$run_dir"
 echo "Storage Lab: running {{ engine }} in $run_dir on $(hostname)"
 {% if darshan %}# Darshan records the benchmark's own I/O, one log per process, into a private
-# directory: the files in the run's directory only (its configuration leaves out every
-# other name). The logs are written as each process ends, after the figure is taken.
+# directory (on a shared target, where ranks on every node reach it): the files in the
+# run's directory only, by the benchmark only (its configuration leaves out every other
+# name and program). The logs are written as each process ends, after the figure.
 {% if target_variable %}# Its configuration names the run's directory as a POSIX regular expression: a
 # plain path only, each "." and "-" in brackets (none: nothing is recorded).
 darshan_include() {
   case "$run_dir" in [!/]* | *[!A-Za-z0-9/._-]*) return 0 ;; esac
   printf 'NAME_INCLUDE ^%s/ POSIX' "$(printf '%s' "$run_dir" | sed 's/[.-]/[&]/g')"
 }
-{% endif %}darshan_dir=$(mktemp -d) && mkdir -- "$darshan_dir/logs" || exit 1
-printf '%s\n' 'NAME_EXCLUDE .* POSIX' {{ darshan_include }} >"$darshan_dir/config"
+{% endif %}darshan_dir=$(mktemp -d{% if darshan_on_target %} -p "$target_dir" .storagelab-darshan-XXXXXX{% endif %}) &&
+  mkdir -- "$darshan_dir/logs" || exit 1
+printf '%s\n' 'NAME_EXCLUDE .* POSIX' {{ darshan_include }} 'APP_EXCLUDE .*' {{ darshan_app }} \
+  >"$darshan_dir/config"
 LD_PRELOAD={{ darshan_runtime }} DARSHAN_ENABLE_NONMPI=1 DARSHAN_LOGPATH="$darshan_dir/logs" \
   DARSHAN_CONFIG_PATH="$darshan_dir/config" {{ command }} >"$result" 2>&1
 {% else %}{{ command }} >"$result" 2>&1

@@ -181,6 +181,21 @@ def test_a_log_cut_short_keeps_the_figure_and_says_why_there_is_no_profile(
     assert 'id="jobio-data"' not in page
 
 
+def test_logs_of_some_of_the_runs_processes_are_not_shown_as_the_whole_run(
+    client, run, tasks_run_at_commit
+) -> None:
+    # Four ranks, two logs: the others' stayed on another node.
+    run.workload = {**run.workload, "processes": 4}
+    run.save()
+    body, sizes = two_processes()
+    send(client, run, body, **{"X-Darshan-Sizes": sizes})
+
+    page = profile_page(client, run)
+
+    assert "Logs came from 2 of the run&#x27;s 4 processes" in page
+    assert 'id="jobio-data"' not in page
+
+
 def test_a_job_that_wrote_no_log_says_so(client, run) -> None:
     assert send(client, run, b"", **{"X-Darshan-Missing": "none"}).status_code == 202
     assert send(client, run, b"", **{"X-Darshan-Missing": "none"}).status_code == 409

@@ -51,3 +51,7 @@ def test_eight_ior_ranks_span_both_nodes_through_the_sites_launcher(
     assert (run.result.processes, run.result.engine) == (8, "ior")
     # IOR's own report of where its ranks ran: two nodes.
     assert re.search(r'"nodes": 2\b', run.raw_output)
+    # And Darshan's logs from all eight, the other node's too (they are written on the
+    # shared target), and none from the launcher's processes.
+    logs = profile_of(run)
+    assert (len(logs.sizes), logs.profile["nprocs"]) == (8, 8), logs.problem
