@@ -92,3 +92,25 @@ def test_a_run_on_the_network_filesystem_is_seen_from_the_other_node(
     assert run.result.write_mib_s > 0
     # Darshan's logs name the files in the run's directory on the volume.
     assert profile_of(run).profile["bytes_written"] >= 4 * 1024 * 1024
+
+
+def test_eight_ranks_on_two_nodes_each_write_into_their_own_nodes_tmpdir(
+    portal_on_24, settings, account24, make_user, node_tmpdir_target
+) -> None:
+    settings.MPI_LAUNCHER = ["mpirun", "--bind-to", "none"]
+    trainee = make_user(account24).cluster_account
+    eight = small_workload(Pattern.SEQUENTIAL, processes=8)
+    run = start_run(trainee, node_tmpdir_target, eight, engine="ior", time_limit_minutes=2)
+
+    (run,) = follow(run, timeout=150)
+
+    # The script made the run's directory on the other node too, where the ranks
+    # there wrote their files: IOR ran on both and read each file back whole.
+    assert run.status == RunStatus.COMPLETED, run.status_reason or run.raw_output[-3000:]
+    assert (run.result.processes, run.result.engine) == (8, "ior")
+    assert re.search(r'"nodes": 2\b', run.raw_output)
+    # Darshan's logs of the other node's ranks stayed there: no profile is shown as
+    # the whole run, and the page says why.
+    assert "Logs came from 4 of the run's 8 processes" in profile_of(run).problem
+    for node in NODES:
+        assert f"job_{run.slurm_job_id}" not in on_node(node, "ls", "/tmp").split()
