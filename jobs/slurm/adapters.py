@@ -178,6 +178,10 @@ def submit_payload(version: str, spec: JobSpec) -> dict[str, Any]:
         # starting it again is the trainee's choice.
         "requeue": False,
     }
+    if spec.nodes and version == "v0.0.38":
+        job["nodes"] = [spec.nodes, spec.nodes]  # [minimum, maximum]
+    elif spec.nodes:
+        job["nodes"] = str(spec.nodes)  # a count range, as sbatch --nodes takes it
     if version == "v0.0.38":
         job["time_limit"] = spec.time_limit_minutes
         job["environment"] = dict(spec.environment)

@@ -76,6 +76,8 @@ class JobSpec(BaseModel):
     time_limit_minutes: int = Field(ge=1, le=24 * 60)
     tasks: int = Field(default=1, ge=1)
     cpus_per_task: int = Field(default=1, ge=1)
+    # One node for a run on a directory only one node sees; None: as Slurm places them.
+    nodes: int | None = Field(default=None, ge=1)
     environment: dict[str, str] = Field(default_factory=dict)
 
 

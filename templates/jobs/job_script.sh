@@ -19,8 +19,7 @@ secret="" result="" made="" darshan_dir=""
 cleanup() {
   rm -f -- "$secret" "$result"
   [ -z "$made" ] || rm -rf -- "$run_dir"
-{% if target_variable %}  [ "$made" != every-node ] || on_every_node 'rm -rf -- "$2"' 2>/dev/null
-{% endif %}  [ -z "$darshan_dir" ] || rm -rf -- "$darshan_dir"
+  [ -z "$darshan_dir" ] || rm -rf -- "$darshan_dir"
 }
 trap cleanup EXIT
 secret=$(mktemp) || exit 1
@@ -51,23 +50,7 @@ if ! mkdir -- "$run_dir"; then
   exit 78
 fi
 made=1
-{% if target_variable %}# A job on several nodes has a directory by that name on each (the ranks on each node
-# write there): the run's directory is made on every other node too, where the
-# variable must name the same path, with the same checks. Slurm's epilog, or this
-# script, removes them.
-on_every_node() {
-  timeout 60 srun --ntasks-per-node=1 --ntasks="$SLURM_JOB_NUM_NODES" --kill-on-bad-exit=1 \
-    bash -c "$1" _ "$target_dir" "$run_dir"
-}
-if [ "${SLURM_JOB_NUM_NODES:-1}" -gt 1 ]; then
-  if ! on_every_node '[ {{ target_variable_value }} = "$1" ] && [ ! -L "$1" ] && [ -d "$1" ] &&
-    [ -O "$1" ] && [ -z "$(find "$1" -maxdepth 0 -perm /022)" ] && mkdir -p -- "$2"'; then
-    say "\${{ target_variable }} is not a directory of yours alone, by the same name, on every node of this job; nothing was run"
-    exit 78
-  fi
-  made=every-node
-fi
-{% endif %}cd -- "$run_dir" || exit 1
+cd -- "$run_dir" || exit 1
 # The job has no HOME of its own (no one's settings are read); Open MPI 5 will not
 # start without one, so the benchmark gets its fresh, empty run directory as HOME.
 export HOME="$run_dir"

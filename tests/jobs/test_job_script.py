@@ -104,3 +104,19 @@ def test_a_run_on_a_directory_only_the_node_knows_works_in_it_as_its_cwd(
     assert (spec.working_directory, spec.standard_output) == ("/", "/dev/null")
     assert 'exec >"$output" 2>&1' in script
     assert subprocess.run(["bash", "-n"], input=script, text=True).returncode == 0
+
+
+def test_a_run_on_a_directory_each_node_has_its_own_of_is_kept_on_one_node(
+    trainee, disk_target, tmpfs_target
+) -> None:
+    eight = workload(8)
+    on_disk = make_run(trainee, disk_target, engine="ior", workload=eight)
+    in_memory = make_run(trainee, tmpfs_target, engine="ior", workload=eight)
+    disk_target.path_template = "$TMPDIR"
+    disk_target.save()
+    on_tmpdir = make_run(trainee, disk_target, engine="ior", workload=eight)
+
+    nodes = [job_spec(run, "#!/bin/bash\n", "t").nodes for run in (on_disk, in_memory, on_tmpdir)]
+
+    # A shared target: wherever Slurm puts the ranks; a node's own: all on one node.
+    assert nodes == [None, 1, 1]

@@ -36,22 +36,22 @@ def test_a_run_completes_on_a_node_of_slurm_24_and_its_result_comes_back(
     assert profile_of(run).profile["bytes_written"] > 0
 
 
-def test_eight_ior_ranks_span_both_nodes_through_the_sites_launcher(
+def test_sixteen_ior_ranks_span_both_nodes_through_the_sites_launcher(
     portal_on_24, settings, account24, make_user, disk_target
 ) -> None:
-    # The site's launcher: its nodes claim 4 CPUs on 2 cores, so no binding to cores.
+    # The site's launcher: its nodes claim 8 CPUs on 2 cores, so no binding to cores.
     settings.MPI_LAUNCHER = ["mpirun", "--bind-to", "none"]
     trainee = make_user(account24).cluster_account
-    eight = small_workload(Pattern.SEQUENTIAL, processes=8)
-    run = start_run(trainee, disk_target, eight, engine="ior", time_limit_minutes=2)
+    sixteen = small_workload(Pattern.SEQUENTIAL, processes=16)
+    run = start_run(trainee, disk_target, sixteen, engine="ior", time_limit_minutes=2)
 
-    (run,) = follow(run, timeout=120)
+    (run,) = follow(run, timeout=150)
 
     assert run.status == RunStatus.COMPLETED, run.raw_output[-3000:]
-    assert (run.result.processes, run.result.engine) == (8, "ior")
+    assert (run.result.processes, run.result.engine) == (16, "ior")
     # IOR's own report of where its ranks ran: two nodes.
     assert re.search(r'"nodes": 2\b', run.raw_output)
-    # And Darshan's logs from all eight, the other node's too (they are written on the
-    # shared target), and none from the launcher's processes.
+    # And Darshan's logs from all sixteen, the other node's too (they are written on
+    # the shared target), and none from the launcher's processes.
     logs = profile_of(run)
-    assert (len(logs.sizes), logs.profile["nprocs"]) == (8, 8), logs.problem
+    assert (len(logs.sizes), logs.profile["nprocs"]) == (16, 16), logs.problem

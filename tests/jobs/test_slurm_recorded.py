@@ -569,6 +569,15 @@ def test_the_submission_is_what_the_release_spec_accepts(release: str, version: 
     check_submission(release, version, adapters.submit_payload(version, SPEC))
 
 
+@pytest.mark.parametrize("release, version", SPEC_VERSIONS)
+def test_a_run_kept_on_one_node_asks_each_release_for_one_node(release: str, version: str) -> None:
+    payload = adapters.submit_payload(version, SPEC.model_copy(update={"nodes": 1}))
+
+    check_submission(release, version, payload)
+    assert payload["job"]["nodes"] == ([1, 1] if version == "v0.0.38" else "1")
+    assert "nodes" not in adapters.submit_payload(version, SPEC)["job"]
+
+
 def test_v0_0_38_takes_the_script_beside_the_job_and_an_environment_object() -> None:
     payload = adapters.submit_payload("v0.0.38", SPEC)
 
