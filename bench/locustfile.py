@@ -1,14 +1,17 @@
 """The class of bench/test_class.py as locust users, in locust's own process.
 
 Not Django: it knows the portal only by HTTP, as browsers do. The test writes a plan
-(JSON, path in BENCH_PLAN): user names, their password, the course, the exercise and
-its targets, and when the trainees start their runs. Every request is written to
-BENCH_TIMINGS as one CSV line (request start as Unix time, page type, milliseconds,
-HTTP status, error or "", bytes of the answer's body); the test sorts the lines
-into phases by their start, and locust's own statistics are not used.
+(JSON, path in BENCH_PLAN): the courses (each with its instructor and trainees), their
+password, the exercise and its targets, when the trainees start their runs, and the
+portal's replicas ("hosts": each user keeps one, as a sticky load balancer would).
+Every request is written to BENCH_TIMINGS as one CSV line (request start as Unix time,
+page type, milliseconds, HTTP status, error or "", bytes of the answer's body); the
+test sorts the lines into phases by their start; locust's own statistics are unused.
 
     BENCH_PLAN=plan.json BENCH_TIMINGS=timings.csv locust -f bench/locustfile.py \\
         --headless --host http://127.0.0.1:8765 -u 201 -r 3.3 --run-time 15m
+
+(--host is locust's own requirement; the requests go to the plan's hosts.)
 """
 
 import csv
@@ -43,7 +46,11 @@ EXPECTED = {
     "overview page": {200},
     "overview": {200, 304},
 }
+# Every trainee of every course in turn, and every course's instructor.
+TRAINEES = [(name, course["id"]) for course in PLAN["courses"] for name in course["trainees"]]
+INSTRUCTORS = [(course["instructor"], course["id"]) for course in PLAN["courses"]]
 _next_trainee = count()
+_next_instructor = count()
 _timings = open(os.environ["BENCH_TIMINGS"], "w", newline="", buffering=1)  # noqa: SIM115
 _writer = csv.writer(_timings)
 
@@ -84,13 +91,22 @@ def poll_url(page: str) -> str | None:
 class PortalUser(FastHttpUser):
     abstract = True
     username = ""
+    base = ""
+
+    def at(self, path: str) -> str:
+        """The URL of `path` on this user's replica of the portal."""
+        return self.base + path
+
+    def keep_replica(self, number: int) -> None:
+        hosts = PLAN["hosts"]
+        self.base = hosts[number % len(hosts)]
 
     def log_in(self) -> None:
-        page = self.client.get("/login/", name="login form")
+        page = self.client.get(self.at("/login/"), name="login form")
         token = CSRF_INPUT.search(page.text or "")
         data = {"username": self.username, "password": PLAN["password"], "next": ""}
         self.client.post(
-            "/login/",
+            self.at("/login/"),
             data=urlencode(data | {"csrfmiddlewaretoken": token.group(1) if token else ""}),
             headers=FORM,
             name="login",
@@ -107,8 +123,10 @@ class Trainee(PortalUser):
     wait_time = constant(PLAN["poll_seconds"])
 
     def on_start(self) -> None:
-        self.username = PLAN["trainees"][next(_next_trainee)]
-        self.lab = f"/lab/{PLAN['exercise']}/"
+        number = next(_next_trainee)
+        self.username, _ = TRAINEES[number]
+        self.keep_replica(number)
+        self.lab = self.at(f"/lab/{PLAN['exercise']}/")
         self.version: dict[str, str] = {}
         self.following = True
         # Locust starts its users in batches, once a second: trainees do not arrive so.
@@ -146,17 +164,21 @@ class Instructor(PortalUser):
     at the URL and with the version its polling element names, taking both from
     each answer that brings a new one; drawn anew when an answer says so."""
 
-    fixed_count = 1
+    fixed_count = len(INSTRUCTORS)
     wait_time = constant(PLAN["overview_seconds"])
 
     def on_start(self) -> None:
-        self.username = PLAN["instructor"]
+        number = next(_next_instructor)
+        self.username, self.course = INSTRUCTORS[number]
+        self.keep_replica(number)
         self.log_in()
         self.open()
 
     def open(self) -> None:
-        page = self.client.get(f"/courses/{PLAN['course']}/overview", name="overview page")
-        self.url = poll_url(page.text) or f"/courses/{PLAN['course']}/overview"
+        overview = self.at(f"/courses/{self.course}/overview")
+        page = self.client.get(overview, name="overview page")
+        found = poll_url(page.text)
+        self.url = self.at(found) if found else overview
         self.version = poll_headers(page.text)
 
     @task

@@ -28,6 +28,8 @@ import statistics
 import subprocess
 import time
 from collections import Counter, defaultdict
+from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -65,71 +67,138 @@ POLL_BYTES_TARGET = 20_000  # an overview poll at p95, bytes of its body
 PHASES = ("arrival", "ramp", "held", "drain")
 
 
+@dataclass
+class Portal:
+    """The portal's processes as a site runs them: `hosts`, the base URL of each web
+    replica; each replica's worker gives its jobs that replica's callback URL."""
+
+    hosts: list[str]
+    procs: list[subprocess.Popen]
+
+    def stop(self) -> None:
+        for proc in self.procs:
+            proc.terminate()
+        for proc in self.procs:
+            proc.wait(timeout=30)
+
+
+def start_portal(settings, tmp_path, replicas: int, listen: str, env: dict) -> Portal:
+    """`replicas` pairs of gunicorn and a Celery worker (every queue), and one Celery
+    beat (a site runs one: the sync's lock would hold with two, but each would tick),
+    on the test database. The workers of a class's jobs read their results and logs."""
+    celery = [*NICE, VENV / "celery", "-A", "portal"]
+    schedule = str(tmp_path / "celerybeat-schedule")
+    queues = "celery,results,darshan"
+    procs, hosts = [], []
+    for replica in range(replicas):
+        port = PORT + replica
+        own = {
+            **os.environ,
+            "DB_NAME": settings.DATABASES["default"]["NAME"],
+            "PORTAL_CALLBACK_URL": f"http://{listen}:{port}",
+            "ALLOWED_HOSTS": f"127.0.0.1,localhost,{listen}",
+            "LOG_LEVEL": "WARNING",
+            **env,
+        }
+        bind = ["--bind", f"127.0.0.1:{port}"] + (
+            ["--bind", f"{listen}:{port}"] * (listen != "127.0.0.1")
+        )
+        commands = [
+            [VENV / "gunicorn", "portal.wsgi", *bind, *GUNICORN],
+            [*celery, "worker", "--queues", queues, "--concurrency", "2", "--loglevel", "WARNING",
+             "--hostname", f"bench{replica}@%h"],
+        ]  # fmt: skip
+        if replica == 0:
+            commands.append([*celery, "beat", "--loglevel", "WARNING", "--schedule", schedule])
+        procs += [subprocess.Popen(command, cwd=ROOT, env=own) for command in commands]
+        hosts.append(f"http://127.0.0.1:{port}")
+    for host in hosts:
+        for _ in range(100):
+            try:
+                httpx.get(f"{host}/healthz", timeout=1)
+                break
+            except httpx.TransportError:
+                time.sleep(0.2)
+    settings.PORTAL_CALLBACK_URL = f"http://{listen}:{PORT}"
+    return Portal(hosts, procs)
+
+
+@dataclass
+class Slurm:
+    """The cluster a class runs on: how its partition goes down and up, and how many
+    requests slurmrestd had (all, and `GET .../jobs`, the sync's)."""
+
+    partition: Callable[[str], None]
+    requests: Callable[[], Counter]
+
+
 @pytest.fixture
 def portal_processes(settings, tmp_path):
     """gunicorn, a Celery worker and beat on the test database, as `make demo` runs them."""
-    env = {
-        **os.environ,
-        "DB_NAME": settings.DATABASES["default"]["NAME"],
-        "PORTAL_CALLBACK_URL": f"http://127.0.0.1:{PORT}",
-        "LOG_LEVEL": "WARNING",
-    }
-    celery = [*NICE, VENV / "celery", "-A", "portal"]
-    schedule = str(tmp_path / "celerybeat-schedule")
-    commands = [
-        [VENV / "gunicorn", "portal.wsgi", "--bind", f"127.0.0.1:{PORT}", *GUNICORN],
-        [*celery, "worker", "--queues", "celery", "--concurrency", "2", "--loglevel", "WARNING"],
-        [*celery, "beat", "--loglevel", "WARNING", "--schedule", schedule],
-    ]
-    procs = [subprocess.Popen(command, cwd=ROOT, env=env) for command in commands]
-    for _ in range(100):
-        try:
-            httpx.get(f"http://127.0.0.1:{PORT}/healthz", timeout=1)
-            break
-        except httpx.TransportError:
-            time.sleep(0.2)
-    settings.PORTAL_CALLBACK_URL = env["PORTAL_CALLBACK_URL"]
-    yield f"http://127.0.0.1:{PORT}"
-    for proc in procs:
-        proc.terminate()
-    for proc in procs:
-        proc.wait(timeout=30)
+    portal = start_portal(settings, tmp_path, 1, "127.0.0.1", {})
+    yield portal
+    portal.stop()
 
 
 def test_a_class_of_200(
     portal_processes, dev_profile, make_user, make_cluster_account, tmp_path
 ) -> None:
-    base = portal_processes
-    instructor = make_user("sl-instructor")
-    instructor.user_permissions.add(Permission.objects.get(codename="teach_course"))
-    course = Course.objects.create(
-        title="Class at scale", profile=dev_profile, max_active_runs=RUNS_EACH
-    )
-    course.instructors.add(instructor)
-    course.exercises.set(dev_profile.exercises.filter(key="1a"))
-    course.targets.set(dev_profile.targets.all())
-    trainees = [make_user(make_cluster_account()) for _ in range(TRAINEES)]
-    Enrollment.objects.bulk_create(Enrollment(course=course, user=t) for t in trainees)
+    slurm = Slurm(partition=set_partition, requests=count_slurm_requests)
+    targets = list(dev_profile.targets.all())
+    run_class(
+        "class", portal_processes, slurm, dev_profile, targets, [TRAINEES], make_user,
+        make_cluster_account, tmp_path,
+    )  # fmt: skip
+
+
+def run_class(
+    name, portal, slurm, profile, targets, class_sizes, make_user, make_account, tmp_path,
+    accounts_ready=lambda names: None, deadline_s=DEADLINE_S,
+) -> dict:  # fmt: skip
+    """Classes of `class_sizes` trainees, each class a course of its own with its
+    instructor, run exercise 1a on `targets` (one run each) as bench/locustfile.py
+    has them; the figures go to bench/results/NAME.json, and are asserted."""
+    base = portal.hosts[0]
+    courses, trainees = [], []
+    for number, size in enumerate(class_sizes):
+        instructor = make_user(f"sl-instructor{number}")
+        instructor.user_permissions.add(Permission.objects.get(codename="teach_course"))
+        course = Course.objects.create(
+            title=f"Class at scale {number + 1}", profile=profile, max_active_runs=len(targets)
+        )
+        course.instructors.add(instructor)
+        course.exercises.set(profile.exercises.filter(key="1a"))
+        course.targets.set(targets)
+        members = [make_user(make_account()) for _ in range(size)]
+        Enrollment.objects.bulk_create(Enrollment(course=course, user=t) for t in members)
+        courses.append((course, instructor, members))
+        trainees += members
+    accounts_ready([t.cluster_account.username for t in trainees])
+    everyone = [i.pk for _, i, _ in courses] + [t.pk for t in trainees]
     # The portal's own hasher (the test process hashes with MD5): one hash for all.
     hasher = import_string(site_settings.PASSWORD_HASHERS[0])()
     hashed = hasher.encode(PASSWORD, hasher.salt())
-    User.objects.filter(pk__in=[instructor.pk, *(t.pk for t in trainees)]).update(password=hashed)
+    User.objects.filter(pk__in=everyone).update(password=hashed)
     hash_ms = min(timed(hasher.verify, PASSWORD, hashed) for _ in range(3)) * 1000
-    warm_up(base, instructor, course)
+    for host in portal.hosts:
+        warm_up(host, courses[0][1], courses[0][0])
 
+    arrival_s = ARRIVAL_S * len(trainees) // TRAINEES
     plan = tmp_path / "plan.json"
     plan.write_text(
         json.dumps(
             {
-                "trainees": [t.username for t in trainees],
-                "instructor": instructor.username,
+                "courses": [
+                    {"id": c.pk, "instructor": i.username, "trainees": [t.username for t in m]}
+                    for c, i, m in courses
+                ],
+                "hosts": portal.hosts,
                 "password": PASSWORD,
-                "course": course.pk,
                 "exercise": "1a",
-                "targets": list(dev_profile.targets.values_list("key", flat=True)),
+                "targets": [t.key for t in targets],
                 "poll_seconds": 2,
                 "overview_seconds": 3,
-                "start_from": time.time() + ARRIVAL_S + 5,  # locust takes ~2 s to start
+                "start_from": time.time() + arrival_s + 5,  # locust takes ~2 s to start
                 "start_seconds": RAMP_S,
                 "think_seconds": THINK_S,
             }
@@ -139,10 +208,10 @@ def test_a_class_of_200(
 
     load_before = os.getloadavg()
     speed_before = host_speed(base)
-    requests_before = count_slurm_requests()
+    requests_before = slurm.requests()
     # The jobs wait in Slurm through the ramp and the held phase: the portal's own
     # load. On a real site benchmarks run on compute nodes, not beside the web server.
-    set_partition("DOWN")
+    slurm.partition("DOWN")
     locust_log = (tmp_path / "locust.log").open("w")
     locust = subprocess.Popen(
         [
@@ -153,11 +222,11 @@ def test_a_class_of_200(
             "--host",
             base,
             "--users",
-            str(TRAINEES + 1),
+            str(len(trainees) + len(courses)),
             "--spawn-rate",
-            f"{TRAINEES / ARRIVAL_S:.3f}",
+            f"{len(trainees) / arrival_s:.3f}",
             "--run-time",
-            f"{DEADLINE_S}s",
+            f"{deadline_s}s",
             "--only-summary",
             "--loglevel",
             "WARNING",
@@ -167,14 +236,14 @@ def test_a_class_of_200(
         stdout=locust_log,
         stderr=subprocess.STDOUT,
         # A session of its own: the kernel's autogroups then give it the CPU as soon as
-        # it wakes, as the class's 200 browsers on 200 other machines would have it,
-        # rather than queueing its clock behind the portal's workers in one group.
+        # it wakes, as the class's browsers on other machines would have it, rather
+        # than queueing its clock behind the portal's workers in one group.
         start_new_session=True,
     )
     started = time.time()
     ramp_start = json.loads(plan.read_text())["start_from"]
-    runs = BenchmarkRun.objects.filter(course=course)
-    expected = TRAINEES * RUNS_EACH
+    runs = BenchmarkRun.objects.filter(course__in=[c for c, _, _ in courses])
+    expected = len(trainees) * len(targets)
     try:
         # Arrival, then the ramp: until every trainee has started, or the deadline for that.
         while runs.count() < expected and time.time() < ramp_start + RAMP_S + 120:
@@ -184,16 +253,16 @@ def test_a_class_of_200(
         ramp_end = time.time()
         time.sleep(HELD_S)
         held_end = time.time()
-        set_partition("UP")
+        slurm.partition("UP")
         # Drain: until every run is final and every trainee has seen it (286).
-        while time.time() - started < DEADLINE_S and locust.poll() is None:
+        while time.time() - started < deadline_s and locust.poll() is None:
             final = not runs.filter(status__in=UNFINISHED_STATUSES).exists()
-            if final and stopped_polling(timings) >= TRAINEES:
+            if final and stopped_polling(timings) >= len(trainees):
                 break
             time.sleep(2)
         end = time.time()
     finally:
-        set_partition("UP")
+        slurm.partition("UP")
         if locust.poll() is None:
             locust.send_signal(signal.SIGTERM)  # locust stops its users, then exits
         try:
@@ -204,7 +273,7 @@ def test_a_class_of_200(
     load_after = os.getloadavg()
     speed_after = host_speed(base)
     seconds = end - started
-    slurm_requests = count_slurm_requests() - requests_before
+    slurm_requests = slurm.requests() - requests_before
 
     bounds = {
         "arrival": (started, ramp_start),
@@ -222,7 +291,9 @@ def test_a_class_of_200(
     job_ids = list(runs.exclude(slurm_job_id=None).values_list("slurm_job_id", flat=True))
     figures = {
         "measured_at": datetime.now(UTC).isoformat(),
-        "trainees": TRAINEES,
+        "trainees": len(trainees),
+        "courses": len(courses),
+        "replicas": len(portal.hosts),
         "runs_expected": expected,
         "runs_in_db": runs.count(),
         "run_statuses": dict(statuses),
@@ -239,12 +310,16 @@ def test_a_class_of_200(
         "errors": errors,
         "overview_poll_bytes": poll_bytes(timings),
         "login_hash_ms": hash_ms,
-        "slurmrestd_requests": slurm_requests,
-        "slurmrestd_requests_per_s": slurm_requests / seconds,
+        "slurmrestd_requests": slurm_requests.total(),
+        "slurmrestd_requests_per_s": slurm_requests.total() / seconds,
+        "slurmrestd_by_kind": dict(slurm_requests),
+        # The sync asks for the job list once a cycle (beat: every SYNC_INTERVAL_SECONDS),
+        # however many replicas and runs.
+        "sync_cycles_at_most": seconds / settings.SYNC_INTERVAL_SECONDS,
         "slurm_jobs_listed": len(jobs),
         "load": {
             "generator": "locust, in a process of its own",
-            "arrival_s": ARRIVAL_S,
+            "arrival_s": arrival_s,
             "ramp_s": RAMP_S,
             "held_s": HELD_S,
             "gunicorn": " ".join(GUNICORN),
@@ -260,22 +335,23 @@ def test_a_class_of_200(
             "quiet_page_ms_after": speed_after,
         },
     }
-    write_results("class", figures)
-    print(f"\nA class of {TRAINEES} (bench/results/class.json):")
+    write_results(name, figures)
+    print(f"\n{len(courses)} class(es), {len(trainees)} trainees, {len(portal.hosts)} replica(s) "
+          f"(bench/results/{name}.json):")  # fmt: skip
     print(f"  {figures['runs_in_db']} runs in {seconds:.0f} s: {dict(statuses)}")
     print(f"  load average before {load_before[0]:.2f}, after {load_after[0]:.2f}")
     print(f"  host: a quiet page in {speed_before:.1f} ms before, {speed_after:.1f} ms after")
     for phase, phase_pages in pages.items():
         print(f"  {phase} ({figures['phases'][phase]['seconds']:.0f} s):")
-        for name, f in phase_pages.items():
+        for page, f in phase_pages.items():
             print(
-                f"    {name:11} n={f['n']:5} p50 {f['p50_ms']:4.0f}  p95 {f['p95_ms']:4.0f}  "
+                f"    {page:13} n={f['n']:6} p50 {f['p50_ms']:4.0f}  p95 {f['p95_ms']:4.0f}  "
                 f"p99 {f['p99_ms']:4.0f} ms  errors {f['errors']}"
             )
     polls = figures["overview_poll_bytes"]
     print(f"  overview polls: {polls['all polls']}; with a body: {polls['200 answers']}")
     print(f"  errors: {errors or 0}; one password hash: {hash_ms:.0f} ms")
-    print(f"  slurmrestd: {slurm_requests} requests, {slurm_requests / seconds:.1f}/s")
+    print(f"  slurmrestd: {dict(slurm_requests)}, {slurm_requests.total() / seconds:.1f}/s")
     if errors or figures["runs_in_db"] != expected:
         print((tmp_path / "locust.log").read_text()[-3000:])
     assert not errors
@@ -283,13 +359,14 @@ def test_a_class_of_200(
     assert statuses.get(RunStatus.COMPLETED) == expected
     assert figures["duplicate_job_ids"] == 0
     slow = {
-        (phase, name): f["p95_ms"]
+        (phase, page): f["p95_ms"]
         for phase, phase_pages in pages.items()
-        for name, f in phase_pages.items()
+        for page, f in phase_pages.items()
         if f["p95_ms"] >= PAGE_TARGET_MS
     }
     assert not slow, f"p95 >= {PAGE_TARGET_MS} ms"
     assert polls["all polls"]["p95"] < POLL_BYTES_TARGET
+    return figures
 
 
 def timed(fn, *args) -> float:
@@ -375,7 +452,7 @@ def host_speed(base: str) -> float:
         return statistics.median(timed(http.get, "/login/") for _ in range(50)) * 1000
 
 
-def count_slurm_requests() -> int:
+def count_slurm_requests() -> Counter:
     """slurmrestd's own count of requests, from its log (all processes)."""
     log = Path(os.getenv("STORAGELAB_LOG_DIR", "/var/log/storagelab")) / "slurmrestd.log"
-    return sum(1 for line in log.open(errors="replace") if "operations_router" in line)
+    return Counter(all=sum(1 for line in log.open(errors="replace") if "operations_router" in line))

@@ -1,7 +1,7 @@
 """`make bench`: the dev site's exercises on the multi-node Slurm 24.11 cluster
 (docker/cluster/), on its filesystem over the network (a GlusterFS volume distributed
 over two file servers, mounted with FUSE on both nodes) and on each job's own $TMPDIR
-(the node's disk); written to bench/results/cluster.json.
+(the node's memory); written to bench/results/cluster.json.
 
 1. 1a against 1b on the network filesystem, BENCH_CLUSTER_PAIRS pairs (default 10),
    which first alternating. Target (issue 29): 8 writers beat one in at least 9 of 10,
@@ -62,8 +62,8 @@ def test_the_dev_exercises_on_a_network_filesystem_and_a_nodes_own_tmpdir(
             path_template="/gluster/{user}", order=90,
         ),
         "node $TMPDIR": StorageTarget.objects.create(
-            profile=dev_profile, key="nodetmp", name="$TMPDIR", filesystem="node disk",
-            path_template="$TMPDIR", persistent=False, shared=False, order=91,
+            profile=dev_profile, key="nodetmp", name="$TMPDIR", filesystem="tmpfs",
+            path_template="$TMPDIR", in_memory=True, persistent=False, shared=False, order=91,
         ),
     }  # fmt: skip
     exercise = {e.key: e for e in dev_profile.exercises.all()}

@@ -90,11 +90,11 @@ def gluster_target(site) -> StorageTarget:
 
 @pytest.fixture
 def node_tmpdir_target(site) -> StorageTarget:
-    """The job's own $TMPDIR, which the cluster's prolog makes on each of its nodes (on
-    the node's disk) and its epilog removes."""
+    """The job's own $TMPDIR, which the cluster's prolog makes on each of its nodes (in
+    the node's memory) and its epilog removes."""
     return StorageTarget.objects.create(
-        profile=site, key=unique_name("tmp"), name="$TMPDIR", filesystem="node-local disk",
-        path_template="$TMPDIR", persistent=False, shared=False,
+        profile=site, key=unique_name("tmp"), name="$TMPDIR", filesystem="tmpfs",
+        path_template="$TMPDIR", in_memory=True, persistent=False, shared=False,
     )  # fmt: skip
 
 

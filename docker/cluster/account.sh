@@ -3,24 +3,32 @@
 # cluster, with the same UID and GID (jobs run as the user, and files a node writes on
 # a shared filesystem must be theirs everywhere), and their own directory on the
 # networked target, /gluster/NAME (mode 700). The accounts must exist on the host
-# (docker/slurm/account.sh makes the dev site's).
+# (docker/slurm/account.sh makes the dev site's). One script per container for all the
+# names: a class of a thousand takes seconds.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../lib.sh"
 DOCKER=${DOCKER:-/usr/bin/docker}
-containers=$("$DOCKER" ps --format '{{.Names}}' --filter label=storagelab.cluster=1)
+# Slurm's containers (the file servers have no users: glusterd keeps the files' owners).
+containers=$("$DOCKER" ps --format '{{.Names}}' --filter label=storagelab.cluster=1 --filter name=slurm-)
 [ -n "$containers" ] || die "the cluster does not run: docker/cluster/start.sh"
+accounts="" directories=""
 for name in "$@"; do
   entry=$(getent passwd "$name") || die "no account $name on this host"
-  IFS=: read -r _ _ uid gid _ home shell <<<"$entry"
+  IFS=: read -r _ _ uid gid _ home _ <<<"$entry"
   group=$(getent group "$gid" | cut -d: -f1)
-  for c in $containers; do
-    # A name the host gave up may have left its UID to someone else here: theirs goes.
-    "$DOCKER" exec "$c" sh -c "old=\$(getent passwd $uid | cut -d: -f1)
-      [ -z \"\$old\" ] || [ \"\$old\" = '$name' ] || userdel \"\$old\"
-      getent group $gid >/dev/null || groupadd -g $gid '$group'
-      getent passwd '$name' >/dev/null || useradd -u $uid -g $gid -d '$home' -M -s /bin/sh '$name'"
-  done
-  # Every node mounts the same volume: one of them makes the directory.
-  "$DOCKER" exec slurm-n1 install -d -m 0700 -o "$uid" -g "$gid" "/gluster/$name"
+  # The host's names are plain (useradd's rules): safe as words of the script below.
+  # A name the host gave up may have left its UID to someone else here: theirs goes.
+  accounts+="old=\$(getent passwd $uid | cut -d: -f1)
+[ -z \"\$old\" ] || [ \"\$old\" = '$name' ] || userdel \"\$old\"
+getent group $gid >/dev/null || groupadd -g $gid '$group'
+getent passwd '$name' >/dev/null || useradd -u $uid -g $gid -d '$home' -M -s /bin/sh '$name'
+"
+  # Every node mounts the same volume: one of them makes the directories.
+  directories+="install -d -m 0700 -o $uid -g $gid '/gluster/$name'
+"
 done
+for c in $containers; do
+  printf 'set -e\n%s' "$accounts" | "$DOCKER" exec -i "$c" sh -s
+done
+printf 'set -e\n%s' "$directories" | "$DOCKER" exec -i slurm-n1 sh -s

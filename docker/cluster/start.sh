@@ -4,8 +4,8 @@
 # two compute nodes (slurmd), from Debian 13's packages (Slurm 24.11; fio, and IOR and
 # mdtest built from docker/vendor/ with Open MPI 5), and a filesystem over the network
 # that both nodes mount at /gluster: a GlusterFS volume distributed over two file
-# servers (a brick each, in $STATE_DIR/cluster/bricks, emptied at each start: the
-# volume is made afresh; users' directories come with their accounts). Built without a
+# servers (a brick each, in the server's memory: the volume is made afresh at each
+# start; users' directories come with their accounts). Built without a
 # registry: the base image by debootstrap (docker/base-image.sh), the cluster's image
 # from docker/cluster/Dockerfile, rebuilt when its files change. One munge key and one
 # JWT key (in $STATE_DIR/cluster) shared by every container; the nodes mount the dev
@@ -61,15 +61,21 @@ chmod 0755 "$CONF/etc"
 "$DOCKER" rm -f slurm-ctl "${NODES[@]}" "${FILES[@]}" >/dev/null 2>&1 || true
 common=(--detach --network "$NETWORK" --label storagelab.cluster=1
   -v "$CONF/etc:/etc/slurm:ro" -v "$CONF/munge.key:/etc/munge/munge.key:ro")
+# A site's compute nodes and file servers are other machines than its portal: here
+# they share its cores, at an eighth of the CPU weight of the host's processes, so
+# that the jobs a class runs take what the portal leaves (a quiet machine gives them
+# all of it: the figures are the same).
+weight=(--cpu-shares "${CLUSTER_CPU_SHARES:-128}")
 "$DOCKER" run "${common[@]}" --name slurm-ctl --hostname slurm-ctl \
   -p "127.0.0.1:$REST_PORT:6820" "$IMAGE" controller >/dev/null
 # The file servers: glusterd needs SYS_ADMIN for the bricks' trusted extended
-# attributes; a brick is a directory of the host's (not the container's overlay).
+# attributes. A brick is a tmpfs of the server's: the class's jobs would otherwise
+# write gigabytes to the disk the portal's database commits to, which a site's file
+# servers never share; what the lessons show is the network and the servers between
+# a job and its files.
 for server in "${FILES[@]}"; do
-  rm -rf -- "$CONF/bricks/$server"
-  mkdir -p "$CONF/bricks/$server"
-  "$DOCKER" run --detach --network "$NETWORK" --label storagelab.cluster=1 --cap-add SYS_ADMIN \
-    -v "$CONF/bricks/$server:/bricks" --name "$server" --hostname "$server" "$IMAGE" files >/dev/null
+  "$DOCKER" run --detach --network "$NETWORK" --label storagelab.cluster=1 "${weight[@]}" --cap-add SYS_ADMIN \
+    --tmpfs /bricks:size=2g --name "$server" --hostname "$server" "$IMAGE" files >/dev/null
 done
 glusterd_answers() { "$DOCKER" exec "$1" gluster pool list >/dev/null 2>&1; }
 for server in "${FILES[@]}"; do wait_for "glusterd on $server" 30 glusterd_answers "$server"; done
@@ -90,7 +96,9 @@ shared=()
 [ ! -d "$DISK_ROOT" ] || shared+=(-v "$DISK_ROOT:$DISK_ROOT")
 [ ! -d "$DARSHAN" ] || shared+=(-v "$DARSHAN:$DARSHAN:ro")
 for node in "${NODES[@]}"; do
-  "$DOCKER" run "${common[@]}" "${shared[@]}" --cap-add SYS_ADMIN --device /dev/fuse \
+  # /tmp, where each job's $TMPDIR is made, is the node's memory, as VSC-3's $TMPDIR.
+  "$DOCKER" run "${common[@]}" "${weight[@]}" "${shared[@]}" --cap-add SYS_ADMIN --device /dev/fuse \
+    --tmpfs /tmp:size=4g,mode=1777 \
     -e GLUSTER_VOLUME="files-1:/$VOLUME" --name "$node" --hostname "$node" "$IMAGE" node >/dev/null
 done
 

@@ -1,7 +1,7 @@
 """Where runs work on the multi-node 24.11 cluster (docker/cluster/): the job's own
-$TMPDIR, which only its node knows (Slurm's prolog makes it for the job, its epilog
-removes it), resolved by the job script when it runs; and the filesystem over the
-network, a GlusterFS volume both nodes mount."""
+$TMPDIR, which only its node knows (Slurm's prolog makes it for the job in the node's
+memory, its epilog removes it), resolved by the job script when it runs; and the
+filesystem over the network, a GlusterFS volume both nodes mount."""
 
 import re
 
@@ -18,8 +18,9 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 
 def test_a_run_on_the_jobs_own_tmpdir_works_there_and_leaves_nothing(
-    portal_on_24, account24, make_user, node_tmpdir_target
+    portal_on_24, settings, account24, make_user, node_tmpdir_target
 ) -> None:
+    settings.RUN_DARSHAN_IN_MEMORY = True  # recorded, to see where it wrote
     trainee = make_user(account24).cluster_account
     run = start_run(trainee, node_tmpdir_target, small_workload(), time_limit_minutes=2)
 
@@ -98,6 +99,7 @@ def test_eight_ranks_on_a_jobs_own_tmpdir_share_one_node(
     portal_on_24, settings, account24, make_user, node_tmpdir_target
 ) -> None:
     settings.MPI_LAUNCHER = ["mpirun", "--bind-to", "none"]
+    settings.RUN_DARSHAN_IN_MEMORY = True
     trainee = make_user(account24).cluster_account
     files = Workload(
         pattern=Pattern.SEQUENTIAL, block_size=4 * KiB, processes=8,
