@@ -424,6 +424,11 @@ MAX_ACTIVE_RUNS_PER_USER = envint("MAX_ACTIVE_RUNS_PER_USER", "8")
 MAX_WAITING_RUNS_PER_USER = envint("MAX_WAITING_RUNS_PER_USER", "40")
 # How often a trainee's lab panel takes in the class's new results (their own: at once).
 CLASS_REFRESH_SECONDS = envint("CLASS_REFRESH_SECONDS", "10")
+# How often it looks while none of my runs has changed for RUN_FOLLOW_SECONDS (they
+# wait in the portal's queue or for a node, or run long); every 2 s after a change.
+# Five classes of 200 polling every 2 s are 500 requests a second (bench: classes24).
+WAITING_POLL_SECONDS = envint("WAITING_POLL_SECONDS", "10")
+RUN_FOLLOW_SECONDS = envint("RUN_FOLLOW_SECONDS", "20")
 # Runs of a calibration round going at once (exercises/calibration/rounds.py): the round
 # measures the site, so it must not crowd the node or queue ahead of the users.
 CALIBRATION_PARALLEL = envint("CALIBRATION_PARALLEL", "2")

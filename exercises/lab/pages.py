@@ -6,7 +6,7 @@ import json
 import time
 from collections import defaultdict
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
@@ -260,6 +260,15 @@ class PanelState:
     class_going: bool = False  # someone in my courses has a run of it going
     prediction: tuple[str, ...] | None = None  # my prediction's target keys, fastest first
     guesses: tuple[tuple[str, float], ...] = ()  # its MiB/s per target key, where I gave one
+    mine_changed_at: datetime | None = None  # the last change to a run of mine
+
+    @property
+    def closely(self) -> bool:
+        """Whether a run of mine changed within RUN_FOLLOW_SECONDS: the panel follows
+        every 2 s, else every WAITING_POLL_SECONDS (runs that only wait change seldom;
+        their next change brings the 2 s back)."""
+        since = timezone.now() - timedelta(seconds=settings.RUN_FOLLOW_SECONDS)
+        return self.mine_changed_at is not None and self.mine_changed_at >= since
 
     @property
     def version(self) -> str:
@@ -270,7 +279,8 @@ class PanelState:
         A classmate's run being submitted or started changes nothing I see. An edit
         of the site's targets or references, or a calibration, shows at once."""
         going = "g" if self.class_going else "s"  # the class's end stops the polls
-        return f"{self.mine}-{self.classmates}-{going}-{self.site[:12]}"
+        pace = "c" if self.closely else "w"  # the pace is in the markup: a change redraws
+        return f"{self.mine}-{self.classmates}-{going}{pace}-{self.site[:12]}"
 
 
 def panel_state(key: str, user: AbstractBaseUser) -> PanelState:
@@ -302,6 +312,7 @@ def panel_state(key: str, user: AbstractBaseUser) -> PanelState:
         class_going=bool(class_going),
         prediction=tuple(order) if order else None,
         guesses=tuple(sorted((guesses or {}).items())),
+        mine_changed_at=latest,
     )
 
 

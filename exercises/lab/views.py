@@ -163,11 +163,13 @@ def _panel_context(request: HttpRequest, panel: pages.PanelState) -> dict:
         else None,
         "lesson": pages.lesson_lines(exercise, request.user, figures),
         "predicted": predicted,
-        # Every 2 s while a run of mine is going. While my class still has runs of it
-        # going, their figures come in after mine are done: the panel looks again at
-        # the pace they refresh (a 304 while nothing changed), and stops with the
-        # class's last run.
-        "poll_seconds": 2 if polling else (class_refresh if panel.class_going else None),
+        # Every 2 s while a run of mine is going, every WAITING_POLL_SECONDS while mine
+        # only wait. While my class still has runs of it going, their figures come in
+        # after mine are done: the panel looks again at the pace they refresh (a 304
+        # while nothing changed), and stops with the class's last run.
+        "poll_seconds": (2 if panel.closely else settings.WAITING_POLL_SECONDS)
+        if polling
+        else (class_refresh if panel.class_going else None),
         "version": panel.version,  # its polls send it back (portal/polling.py)
     }
 

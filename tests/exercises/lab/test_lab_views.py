@@ -4,6 +4,7 @@ stay within a fixed number of queries however many runs there are."""
 import json
 import math
 import re
+from datetime import timedelta
 
 import pytest
 from django.test import Client
@@ -119,6 +120,26 @@ def test_the_runs_panel_polls_while_runs_are_active_and_then_stops(
     done = client.get("/lab/1a/", headers=headers)
     assert done.status_code == 286  # htmx stops polling
     assert "hx-trigger" not in done.content.decode()
+
+
+def test_runs_that_only_wait_are_looked_at_less_often_until_one_changes(
+    client, lab_user, dev_profile, settings
+) -> None:
+    """A thousand trainees whose runs wait for a node would poll 500 times a second."""
+    client.force_login(lab_user)
+    make_runs(lab_user, dev_profile, 1, status=RunStatus.PENDING)
+    headers = {"HX-Request": "true", "HX-Target": "runs-panel"}
+    just_started = client.get("/lab/1a/", headers=headers)
+    BenchmarkRun.objects.update(updated_at=timezone.now() - timedelta(seconds=30))
+
+    waiting = client.get("/lab/1a/", headers=headers | {"If-None-Match": just_started["ETag"]})
+    BenchmarkRun.objects.update(status=RunStatus.RUNNING, updated_at=timezone.now())
+    running = client.get("/lab/1a/", headers=headers | {"If-None-Match": waiting["ETag"]})
+
+    assert 'hx-trigger="every 2s"' in just_started.content.decode()
+    # Not a 304: the pace is in the markup, so the slower one is sent.
+    assert waiting.status_code == 200 and 'hx-trigger="every 10s"' in waiting.content.decode()
+    assert running.status_code == 200 and 'hx-trigger="every 2s"' in running.content.decode()
 
 
 def test_the_panel_goes_on_while_a_completed_runs_figure_is_being_read(
