@@ -34,6 +34,8 @@ CSRF_INPUT = re.compile(r'name="csrfmiddlewaretoken" value="([^"]+)"')
 # The version a polled fragment shows, in its markup (portal/templatetags/polling.py).
 POLL_HEADERS = re.compile(r'hx-headers="(\{[^"]*If-None-Match[^"]*\})"')
 POLL_URL = re.compile(r'hx-get="([^"]*)"[^>]*hx-trigger="every')
+# The pace a polled fragment asks for in its markup ("every 10s").
+POLL_EVERY = re.compile(r'hx-trigger="every ([0-9]+)s"')
 FORM = {"Content-Type": "application/x-www-form-urlencoded"}
 HTMX = {"HX-Request": "true"}
 # What each page type may answer; anything else is an error.
@@ -47,7 +49,11 @@ EXPECTED = {
     "overview": {200, 304},
 }
 # Every trainee of every course in turn, and every course's instructor.
-TRAINEES = [(name, course["id"]) for course in PLAN["courses"] for name in course["trainees"]]
+TRAINEES = [
+    (name, course["id"], course.get("start_after", 0))
+    for course in PLAN["courses"]
+    for name in course["trainees"]
+]
 INSTRUCTORS = [(course["instructor"], course["id"]) for course in PLAN["courses"]]
 _next_trainee = count()
 _next_instructor = count()
@@ -115,16 +121,19 @@ class PortalUser(FastHttpUser):
 
 
 class Trainee(PortalUser):
-    """Logs in as it arrives; when the class starts (at a moment of its own within
-    the plan's start window), opens the lab page, ticks every target and starts the
-    exercise (HTMX, as the page's form does), then polls the runs panel every 2 s with
-    the version the panel it has names, as HTMX does, until it answers 286."""
+    """Logs in as it arrives; when its class starts (at a moment of its own within
+    the plan's start window, from its course's start), opens the lab page, ticks every
+    target and starts the exercise (HTMX, as the page's form does), then polls the runs
+    panel at the pace and with the version the panel it has names, as HTMX does, until
+    it answers 286."""
 
-    wait_time = constant(PLAN["poll_seconds"])
+    def wait_time(self) -> float:
+        return self.every
 
     def on_start(self) -> None:
         number = next(_next_trainee)
-        self.username, _ = TRAINEES[number]
+        self.username, _, start_after = TRAINEES[number]
+        self.every = float(PLAN["poll_seconds"])
         self.keep_replica(number)
         self.lab = self.at(f"/lab/{PLAN['exercise']}/")
         self.version: dict[str, str] = {}
@@ -132,7 +141,7 @@ class Trainee(PortalUser):
         # Locust starts its users in batches, once a second: trainees do not arrive so.
         gevent.sleep(random.uniform(0, 1))
         self.log_in()
-        start_at = PLAN["start_from"] + random.uniform(0, PLAN["start_seconds"])
+        start_at = PLAN["start_from"] + start_after + random.uniform(0, PLAN["start_seconds"])
         gevent.sleep(max(0.0, start_at - time.time()))
         page = self.client.get(self.lab, name="lab page")
         token = CSRF_INPUT.search(page.text or "")
@@ -144,9 +153,15 @@ class Trainee(PortalUser):
             headers=FORM | HTMX | {"X-CSRFToken": token.group(1) if token else ""},
             name="start",
         )
-        self.version = poll_headers(started.text)
-        # The panel the start swapped in polls `every 2s`: its first poll is 2 s later.
-        gevent.sleep(PLAN["poll_seconds"])
+        self.follow(started.text)
+        # The panel the start swapped in polls at its pace: its first poll is then.
+        gevent.sleep(self.every)
+
+    def follow(self, panel: str) -> None:
+        """The version and the pace the panel names, for the next poll."""
+        self.version = poll_headers(panel)
+        pace = POLL_EVERY.search(panel or "")
+        self.every = float(pace.group(1)) if pace else self.every
 
     @task
     def poll(self) -> None:
@@ -156,7 +171,7 @@ class Trainee(PortalUser):
         if response.status_code == 286:
             self.following = False
         elif response.status_code == 200:
-            self.version = poll_headers(response.text)
+            self.follow(response.text)
 
 
 class Instructor(PortalUser):

@@ -153,11 +153,13 @@ def test_a_class_of_200(
 
 def run_class(
     name, portal, slurm, profile, targets, class_sizes, make_user, make_account, tmp_path,
-    accounts_ready=lambda names: None, deadline_s=DEADLINE_S,
+    accounts_ready=lambda names: None, deadline_s=DEADLINE_S, class_gap_s=0,
 ) -> dict:  # fmt: skip
     """Classes of `class_sizes` trainees, each class a course of its own with its
     instructor, run exercise 1a on `targets` (one run each) as bench/locustfile.py
-    has them; the figures go to bench/results/NAME.json, and are asserted."""
+    has them, each class starting `class_gap_s` after the one before (in rooms of
+    their own, on schedules of their own); the figures go to bench/results/NAME.json,
+    and are asserted."""
     base = portal.hosts[0]
     courses, trainees = [], []
     for number, size in enumerate(class_sizes):
@@ -189,9 +191,14 @@ def run_class(
         json.dumps(
             {
                 "courses": [
-                    {"id": c.pk, "instructor": i.username, "trainees": [t.username for t in m]}
-                    for c, i, m in courses
-                ],
+                    {
+                        "id": c.pk,
+                        "instructor": i.username,
+                        "trainees": [t.username for t in m],
+                        "start_after": number * class_gap_s,
+                    }
+                    for number, (c, i, m) in enumerate(courses)
+                ],  # fmt: skip
                 "hosts": portal.hosts,
                 "password": PASSWORD,
                 "exercise": "1a",
@@ -246,7 +253,8 @@ def run_class(
     expected = len(trainees) * len(targets)
     try:
         # Arrival, then the ramp: until every trainee has started, or the deadline for that.
-        while runs.count() < expected and time.time() < ramp_start + RAMP_S + 120:
+        last_start = ramp_start + (len(courses) - 1) * class_gap_s + RAMP_S
+        while runs.count() < expected and time.time() < last_start + 120:
             if locust.poll() is not None:
                 break
             time.sleep(1)
@@ -321,6 +329,7 @@ def run_class(
             "generator": "locust, in a process of its own",
             "arrival_s": arrival_s,
             "ramp_s": RAMP_S,
+            "class_gap_s": class_gap_s,
             "held_s": HELD_S,
             "gunicorn": " ".join(GUNICORN),
         },
