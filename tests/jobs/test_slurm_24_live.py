@@ -81,9 +81,9 @@ def test_a_cancelled_job_ends_cancelled(account24) -> None:
     )
 
 
-def test_eight_tasks_span_both_nodes(account24) -> None:
+def test_sixteen_tasks_span_both_nodes(account24) -> None:
     client = client24(account24)
-    job = spec("srun hostname -s | sort | uniq -c", tasks=8)
+    job = spec("srun hostname -s | sort | uniq -c", tasks=16)  # 8 CPUs a node
     job_id = client.submit(account24, job)
 
     assert (
@@ -91,4 +91,4 @@ def test_eight_tasks_span_both_nodes(account24) -> None:
         == JobState.COMPLETED
     )
     counts = dict(reversed(line.split()) for line in output_of(job_id, job.name).splitlines())
-    assert counts == {"slurm-n1": "4", "slurm-n2": "4"}
+    assert counts == {"slurm-n1": "8", "slurm-n2": "8"}
