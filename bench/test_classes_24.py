@@ -18,18 +18,16 @@ run), and one `GET /jobs` per sync cycle at most, however many replicas.
 
 import os
 import re
-import socket
 import subprocess
 import threading
 from collections import Counter
-from contextlib import suppress
 from pathlib import Path
 
 import pytest
 
 from bench.test_class import Portal, Slurm, run_class, start_portal
 from exercises.catalogue.models import StorageTarget
-from tests.cluster24 import JWT_KEY, REST_URL, bridge_address
+from tests.cluster24 import JWT_KEY, REST_URL, CuttableLink, bridge_address
 
 pytestmark = [pytest.mark.live, pytest.mark.django_db(transaction=True)]
 
@@ -43,38 +41,19 @@ ROOT = Path(__file__).resolve().parent.parent
 REQUEST = re.compile(rb"(?m)^(GET|POST|DELETE) /slurm/v[0-9.]+/([a-z/]+?)(?:/[0-9]+)?[ ?]")
 
 
-class CountingLink:
+class CountingLink(CuttableLink):
     """A TCP link to slurmrestd that counts the requests passing through it by method
     and path ("GET jobs", "POST job/submit"), as slurmrestd's own log would."""
 
     def __init__(self, to_port: int):
-        self.to_port = to_port
         self.counts: Counter = Counter()
         self.lock = threading.Lock()
-        self.listener = socket.create_server(("127.0.0.1", 0))
-        self.url = f"http://127.0.0.1:{self.listener.getsockname()[1]}"
-        threading.Thread(target=self._accept, daemon=True).start()
+        super().__init__("127.0.0.1", to_port)
 
-    def _accept(self) -> None:
-        while True:
-            try:
-                client, _ = self.listener.accept()
-            except OSError:
-                return
-            server = socket.create_connection(("127.0.0.1", self.to_port))
-            threading.Thread(target=self._pump, args=(client, server, True), daemon=True).start()
-            threading.Thread(target=self._pump, args=(server, client, False), daemon=True).start()
-
-    def _pump(self, source: socket.socket, sink: socket.socket, requests: bool) -> None:
-        with suppress(OSError):
-            while data := source.recv(65536):
-                if requests:
-                    found = Counter(f"{m.decode()} {p.decode()}" for m, p in REQUEST.findall(data))
-                    with self.lock:
-                        self.counts.update(found)
-                sink.sendall(data)
-        with suppress(OSError):
-            sink.shutdown(socket.SHUT_WR)
+    def sent(self, data: bytes) -> None:
+        found = Counter(f"{m.decode()} {p.decode()}" for m, p in REQUEST.findall(data))
+        with self.lock:
+            self.counts.update(found)
 
     def requests(self) -> Counter:
         with self.lock:

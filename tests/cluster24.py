@@ -145,13 +145,18 @@ class CuttableLink:
                 client.close()
                 continue
             server = socket.create_connection(("127.0.0.1", self.to_port))
-            for a, b in ((client, server), (server, client)):
-                threading.Thread(target=self._pump, args=(a, b), daemon=True).start()
+            for a, b, sent in ((client, server, self.sent), (server, client, None)):
+                threading.Thread(target=self._pump, args=(a, b, sent), daemon=True).start()
+
+    def sent(self, data: bytes) -> None:
+        """What a client sent through the link (a subclass may look at it)."""
 
     @staticmethod
-    def _pump(source: socket.socket, sink: socket.socket) -> None:
+    def _pump(source: socket.socket, sink: socket.socket, seen=None) -> None:
         with suppress(OSError):
             while data := source.recv(65536):
+                if seen:
+                    seen(data)
                 sink.sendall(data)
         with suppress(OSError):
             sink.shutdown(socket.SHUT_WR)

@@ -17,6 +17,14 @@ from tests.runs import follow, profile_of, small_workload
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
+def small_files(processes: int) -> Workload:
+    """mdtest's work for `processes` ranks: 50 files of 4 KiB each."""
+    return Workload(
+        pattern=Pattern.SEQUENTIAL, block_size=4 * KiB, processes=processes,
+        size_per_process=50 * 4 * KiB, files_per_process=50,
+    )  # fmt: skip
+
+
 def test_a_run_on_the_jobs_own_tmpdir_works_there_and_leaves_nothing(
     portal_on_24, settings, account24, make_user, node_tmpdir_target
 ) -> None:
@@ -63,11 +71,7 @@ def test_mdtest_ranks_on_both_nodes_share_the_network_filesystem(
 ) -> None:
     settings.MPI_LAUNCHER = ["mpirun", "--bind-to", "none"]
     trainee = make_user(account24).cluster_account
-    # 16 ranks (the nodes have 8 CPUs each), 50 files of 4 KiB each.
-    files = Workload(
-        pattern=Pattern.SEQUENTIAL, block_size=4 * KiB, processes=16,
-        size_per_process=50 * 4 * KiB, files_per_process=50,
-    )  # fmt: skip
+    files = small_files(16)  # the nodes have 8 CPUs each
     run = start_run(trainee, gluster_target, files, engine="mdtest", time_limit_minutes=2)
 
     (run,) = follow(run, timeout=150)
@@ -101,10 +105,7 @@ def test_eight_ranks_on_a_jobs_own_tmpdir_share_one_node(
     settings.MPI_LAUNCHER = ["mpirun", "--bind-to", "none"]
     settings.RUN_DARSHAN_IN_MEMORY = True
     trainee = make_user(account24).cluster_account
-    files = Workload(
-        pattern=Pattern.SEQUENTIAL, block_size=4 * KiB, processes=8,
-        size_per_process=50 * 4 * KiB, files_per_process=50,
-    )  # fmt: skip
+    files = small_files(8)
     run = start_run(trainee, node_tmpdir_target, files, engine="mdtest", time_limit_minutes=2)
 
     (run,) = follow(run, timeout=150)
