@@ -61,10 +61,25 @@ chmod 0755 "$CONF/etc"
 "$DOCKER" rm -f slurm-ctl "${NODES[@]}" "${FILES[@]}" >/dev/null 2>&1 || true
 common=(--detach --network "$NETWORK" --label storagelab.cluster=1
   -v "$CONF/etc:/etc/slurm:ro" -v "$CONF/munge.key:/etc/munge/munge.key:ro")
-# A site's compute nodes and file servers are other machines than its portal: here
-# they share its cores, at an eighth of the CPU weight of the host's processes, so
-# that the jobs a class runs take what the portal leaves (a quiet machine gives them
-# all of it: the figures are the same).
+# A site's controller, compute nodes and file servers are other machines than its
+# portal: here they share its cores, so the whole cluster runs in the CPU cgroup of a
+# small share that the single-node dev cluster uses (cluster_cpu_group, docker/lib.sh:
+# 1/8 of a session's weight), and its jobs take what the portal leaves (a quiet
+# machine gives them all of it: the figures are the same). A container's own
+# --cpu-shares only weighs it against its siblings: under Docker's own parent group
+# the cluster took 1.7 of the 2 cores while a class's pages waited a minute. Inside
+# the group the controller weighs 8 times a node or a file server: slurmctld and
+# slurmrestd answer first.
+group=$(cluster_cpu_group)
+[ -n "$group" ] ||
+  say "no cgroup cpu controller on this machine: the cluster competes with the portal for its cores"
+# Docker names a parent group by its path only with the cgroupfs driver (systemd's
+# wants a slice).
+parent=()
+if [ -n "$group" ] && [ "$("$DOCKER" info -f '{{.CgroupDriver}}')" = cgroupfs ]; then
+  parent=(--cgroup-parent "/${group##*/}")
+fi
+common+=("${parent[@]}")
 weight=(--cpu-shares "${CLUSTER_CPU_SHARES:-128}")
 "$DOCKER" run "${common[@]}" --name slurm-ctl --hostname slurm-ctl \
   -p "127.0.0.1:$REST_PORT:6820" "$IMAGE" controller >/dev/null
@@ -74,7 +89,7 @@ weight=(--cpu-shares "${CLUSTER_CPU_SHARES:-128}")
 # servers never share; what the lessons show is the network and the servers between
 # a job and its files.
 for server in "${FILES[@]}"; do
-  "$DOCKER" run --detach --network "$NETWORK" --label storagelab.cluster=1 "${weight[@]}" --cap-add SYS_ADMIN \
+  "$DOCKER" run --detach --network "$NETWORK" --label storagelab.cluster=1 "${parent[@]}" "${weight[@]}" --cap-add SYS_ADMIN \
     --tmpfs /bricks:size=2g --name "$server" --hostname "$server" "$IMAGE" files >/dev/null
 done
 glusterd_answers() { "$DOCKER" exec "$1" gluster pool list >/dev/null 2>&1; }
