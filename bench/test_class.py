@@ -41,6 +41,7 @@ from django.test import Client
 from django.utils.module_loading import import_string
 
 from bench.conftest import pct, write_results
+from bench.pressure import Sampler
 from exercises.courses.models import Course, Enrollment
 from jobs.models import UNFINISHED_STATUSES, BenchmarkRun, RunStatus
 from jobs.slurm import get_client
@@ -185,7 +186,7 @@ def run_class(
     for host in portal.hosts:
         warm_up(host, courses[0][1], courses[0][0])
 
-    arrival_s = ARRIVAL_S * len(trainees) // TRAINEES
+    arrival_s = max(1, ARRIVAL_S * len(trainees) // TRAINEES)
     plan = tmp_path / "plan.json"
     plan.write_text(
         json.dumps(
@@ -248,6 +249,7 @@ def run_class(
         start_new_session=True,
     )
     started = time.time()
+    sampler = Sampler().start()
     ramp_start = json.loads(plan.read_text())["start_from"]
     runs = BenchmarkRun.objects.filter(course__in=[c for c, _, _ in courses])
     expected = len(trainees) * len(targets)
@@ -270,6 +272,7 @@ def run_class(
             time.sleep(2)
         end = time.time()
     finally:
+        sampler.stop()
         slurm.partition("UP")
         if locust.poll() is None:
             locust.send_signal(signal.SIGTERM)  # locust stops its users, then exits
@@ -316,6 +319,8 @@ def run_class(
         },
         "pages": pages,
         "errors": errors,
+        # What the host was short of, per phase (bench/pressure.py).
+        "pressure": sampler.by_phase(bounds),
         "overview_poll_bytes": poll_bytes(timings),
         "login_hash_ms": hash_ms,
         "slurmrestd_requests": slurm_requests.total(),
@@ -357,6 +362,8 @@ def run_class(
                 f"    {page:13} n={f['n']:6} p50 {f['p50_ms']:4.0f}  p95 {f['p95_ms']:4.0f}  "
                 f"p99 {f['p99_ms']:4.0f} ms  errors {f['errors']}"
             )
+    for phase, short in figures["pressure"].items():
+        print(f"  {phase}: {short}")
     polls = figures["overview_poll_bytes"]
     print(f"  overview polls: {polls['all polls']}; with a body: {polls['200 answers']}")
     print(f"  errors: {errors or 0}; one password hash: {hash_ms:.0f} ms")
