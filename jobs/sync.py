@@ -11,7 +11,7 @@ from django.core.cache import cache
 from django.utils import timezone
 
 from jobs import lost
-from jobs.models import IN_SLURM_STATUSES, BenchmarkRun, RunStatus
+from jobs.models import IN_SLURM_STATUSES, UNFINISHED_STATUSES, BenchmarkRun, RunStatus
 from jobs.results import send_stranded
 from jobs.slurm import SlurmError, SlurmJob, get_client
 from jobs.slurm.models import JobList, JobState
@@ -101,16 +101,20 @@ def remember_last_change(jobs: JobList) -> None:
 
 def apply_job(run: BenchmarkRun, job: SlurmJob) -> None:
     """Records what Slurm says of the run's job, moving its status if it changed."""
+    status = FROM_SLURM.get(job.state)
     fields = {
         "slurm_state": job.state.value,
         "slurm_reason": job.reason[:128],
         "exit_code": job.return_code,
         "exit_signal": job.signal,
-        "started_at": job.start_time,
-        "ended_at": job.end_time,
+        # Slurm's times of a job that has not started or ended yet are its forecasts
+        # (a pending job's expected start, a running job's start plus its time limit),
+        # which the scheduler moves every few cycles: no page shows them as what
+        # happened, and a moving forecast is no change to a run.
+        "started_at": job.start_time if job.state != JobState.PENDING else None,
+        "ended_at": job.end_time if status and status not in UNFINISHED_STATUSES else None,
         "output_path": job.standard_output.replace("%j", str(job.job_id)),
     }
-    status = FROM_SLURM.get(job.state)
     unchanged = all(getattr(run, name) == value for name, value in fields.items())
     if unchanged and status in (None, run.status):
         return  # most cycles, for most runs: no write at all

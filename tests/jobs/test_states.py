@@ -107,3 +107,29 @@ def test_a_lost_run_whose_garbled_output_arrives_is_completed_with_the_parse_err
     run.refresh_from_db()
     assert run.status == RunStatus.COMPLETED
     assert run.parse_error and not hasattr(run, "result")
+
+
+def test_slurms_forecasts_are_not_recorded_as_what_happened(run) -> None:
+    """A pending job's start_time is when Slurm expects to start it, a running job's
+    end_time its start plus the time limit; the scheduler moves both every few cycles."""
+    pending = recorded_job("pending")
+    soon = timezone.now() + timedelta(minutes=20)
+    BenchmarkRun.objects.filter(pk=run.pk).update(status=RunStatus.PENDING)
+    run.refresh_from_db()
+
+    apply_job(run, pending.model_copy(update={"start_time": soon, "end_time": soon}))
+    run.refresh_from_db()
+    assert (run.status, run.started_at, run.ended_at) == (RunStatus.PENDING, None, None)
+    seen = run.updated_at
+    # A later forecast is no change to the run (its panel is not redrawn for it).
+    later = soon + timedelta(minutes=7)
+    apply_job(run, pending.model_copy(update={"start_time": later, "end_time": later}))
+    run.refresh_from_db()
+    assert run.updated_at == seen
+
+    running = recorded_job("running")
+    apply_job(run, running.model_copy(update={"end_time": later}))
+    run.refresh_from_db()
+    assert run.status == RunStatus.RUNNING
+    assert run.started_at == running.start_time is not None
+    assert run.ended_at is None  # "ended" only once it has
