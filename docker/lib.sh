@@ -72,6 +72,22 @@ cluster_cpu_group() {
   return 0
 }
 
+# idle_cpu_group: the directory of a CPU cgroup whose tasks run only when no other task
+# wants the CPU (cpu.idle, Linux 5.15+) and yield it to any task that wakes, created
+# once; nothing where the machine has no such group to give.
+idle_cpu_group() {
+  local v1=/sys/fs/cgroup/cpu v2=/sys/fs/cgroup name=storagelab-nodes dir
+  if [ -f "$v1/cpu.shares" ]; then
+    dir=$v1/$name
+  elif grep -qw cpu "$v2/cgroup.subtree_control" 2>/dev/null; then
+    dir=$v2/$name
+  else
+    return 0
+  fi
+  mkdir -p "$dir" 2>/dev/null && echo 1 >"$dir/cpu.idle" 2>/dev/null && echo "$dir"
+  return 0
+}
+
 # spawn PIDFILE LOGFILE COMMAND...: start a daemon in a process group of its own
 # (job control on), so a Ctrl-C or a killed test run does not take it down, and
 # record its real pid. It keeps no descriptor of its starter open beyond its own
