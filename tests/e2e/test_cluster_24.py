@@ -1,0 +1,79 @@
+"""A trainee on the multi-node Slurm 24.11 cluster (docker/cluster/), in Debian's
+Chromium: 1a on a filesystem over the network (GlusterFS, mounted by both nodes) and
+on the job's own $TMPDIR, which exists only on the node while the job runs. What the
+pages say of a directory that only the node knew."""
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from exercises.catalogue.models import StorageTarget
+from tests.e2e.browser import ARTIFACTS, log_in
+from tests.runs import syncing
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+@pytest.fixture
+def targets_24(dev_profile) -> tuple[StorageTarget, StorageTarget]:
+    """The dev site as a site with this cluster would describe it: $TMPDIR is the job's
+    own directory on its node (the variable Slurm's prolog sets), and $WORK the
+    GlusterFS volume every node mounts."""
+    tmp = dev_profile.targets.get(key="tmp")
+    tmp.path_template, tmp.shared = "$TMPDIR", False
+    tmp.save()
+    tmp.quota_source.delete()  # a job's $TMPDIR has no usage to collect between jobs
+    work = StorageTarget.objects.create(
+        profile=dev_profile, key="work", name="$WORK", filesystem="GlusterFS 11",
+        path_template="/gluster/{user}", order=5,
+    )  # fmt: skip
+    return tmp, work
+
+
+def test_a_trainee_runs_1a_on_the_network_filesystem_and_the_nodes_tmpdir(
+    portal_on_24, live_server, targets_24, account24, make_user, page: Page
+) -> None:
+    tmp, work = targets_24
+    user = make_user(account24)
+    log_in(page, live_server.url, user)
+
+    with syncing(interval=2):
+        page.goto(f"{live_server.url}/lab/1a/")
+        page.get_by_label(work.name).check()
+        page.get_by_label(tmp.name).check()
+        page.get_by_role("button", name="Start runs").click()
+        panel = page.locator("#runs-panel")
+        expect(panel.get_by_role("status")).to_contain_text("Started 1a on $TMPDIR, $WORK")
+        expect(panel.locator(".status.completed")).to_have_count(2, timeout=120_000)
+    expect(panel.locator("tbody tr[data-run] td.num").first).not_to_have_text("–")
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=ARTIFACTS / "cluster24-lab-1a.png", full_page=True)
+
+    panel.get_by_role("link", name=tmp.name).first.click()
+    expect(page.get_by_role("heading", name="1a on $TMPDIR: Completed")).to_be_visible()
+    directory = page.locator("dt:has-text('Directory') + dd")
+    expect(directory).to_contain_text("$TMPDIR/storagelab-run-")
+    expect(directory).to_contain_text("on the node that ran the job, removed at the end")
+    expect(page.locator("#profile-absent")).to_contain_text(
+        "Runs on a target in memory are not recorded"
+    )
+    page.screenshot(path=ARTIFACTS / "cluster24-run-tmpdir.png", full_page=True)
+
+    page.go_back()
+    page.locator("#runs-panel").get_by_role("link", name=work.name).first.click()
+    expect(page.get_by_role("heading", name="1a on $WORK: Completed")).to_be_visible()
+    expect(page.locator("dt:has-text('Directory') + dd")).to_contain_text(
+        f"/gluster/{account24}/storagelab-run-"
+    )
+    # Darshan's log came back from the node that ran the job, and reads as 1a's I/O.
+    expect(page.locator("#profile-summary")).to_contain_text(
+        "the I/O of exercise 1a", timeout=30_000
+    )
+    page.screenshot(path=ARTIFACTS / "cluster24-run-work.png", full_page=True)
+
+    page.get_by_role("navigation").get_by_role("link", name="My storage").click()
+    expect(page.locator("#storage-tmp")).to_contain_text(
+        "Your directory: wherever $TMPDIR points on the node that runs your job"
+    )
+    expect(page.locator("#storage-tmp")).to_contain_text("only as long as the job, on one node")
+    expect(page.locator("#storage-work")).to_contain_text(f"/gluster/{account24}")
+    page.screenshot(path=ARTIFACTS / "cluster24-my-storage.png", full_page=True)
