@@ -126,6 +126,10 @@ def test_slurms_forecasts_are_not_recorded_as_what_happened(run) -> None:
     apply_job(run, pending.model_copy(update={"start_time": later, "end_time": later}))
     run.refresh_from_db()
     assert run.updated_at == seen
+    # Nor is a new reason to wait: the run's own page shows it, the lists need not.
+    apply_job(run, pending.model_copy(update={"reason": "PartitionDown"}))
+    run.refresh_from_db()
+    assert (run.slurm_reason, run.updated_at) == ("PartitionDown", seen)
 
     running = recorded_job("running")
     apply_job(run, running.model_copy(update={"end_time": later}))
