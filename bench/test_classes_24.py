@@ -109,7 +109,7 @@ def test_five_classes_of_200_on_two_replicas_and_slurm_24(
     figures = run_class(
         "classes24", portal, Slurm(partition=set_partition_24, requests=link.requests),
         dev_profile, targets, [CLASS_SIZE] * CLASSES, make_user, make_cluster_account,
-        tmp_path, accounts_ready=on_the_cluster, deadline_s=45 * 60, class_gap_s=CLASS_GAP_S,
+        tmp_path, accounts_ready=on_the_cluster, deadline_s=60 * 60, class_gap_s=CLASS_GAP_S,
     )  # fmt: skip
 
     by_kind = figures["slurmrestd_by_kind"]
