@@ -423,9 +423,10 @@ SITE_PROFILE = os.getenv("SITE_PROFILE", "dev")
 MAX_ACTIVE_RUNS_PER_USER = envint("MAX_ACTIVE_RUNS_PER_USER", "8")
 MAX_WAITING_RUNS_PER_USER = envint("MAX_WAITING_RUNS_PER_USER", "40")
 # How often a trainee's lab panel takes in the class's new results (their own: at once).
-# Each refresh redraws the panel of every trainee whose class has new results: once
-# their own runs are done, five classes of 200 at 10 s were 100 redraws a second for
-# the whole of the class's queue (bench: classes24); a median needs no such haste.
+# Each refresh redraws the panel of every trainee whose class has new results and
+# whose own runs are done: at 10 s, five classes of 200 redrew 22 panels a second a
+# few minutes into their queue's drain, and up to 100 as more trainees finished
+# (bench: classes24); a class median needs no such haste.
 CLASS_REFRESH_SECONDS = envint("CLASS_REFRESH_SECONDS", "30")
 # How often it looks while none of my runs has changed for RUN_FOLLOW_SECONDS (they
 # wait in the portal's queue or for a node, or run long); every 2 s after a change.
