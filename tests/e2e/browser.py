@@ -28,3 +28,18 @@ def ask_the_advisor(
         page.get_by_label("Memory per node (GiB)").fill(node_gib)
     page.get_by_label("Memory the program itself needs (GiB)").fill(app_gib)
     page.get_by_role("button", name="Advise me").click()
+
+
+def start_runs(page: Page, *target_names: str) -> None:
+    """On an exercise's lab page: ticks these targets and starts one run on each."""
+    for name in target_names:
+        page.get_by_label(name).check()
+    page.get_by_role("button", name="Start runs").click()
+
+
+def expect_runs_completed(page: Page, count: int, timeout_ms: int) -> None:
+    """The runs panel shows `count` completed runs, the first with its figure, while
+    the page polls: nobody reloads it."""
+    panel = page.locator("#runs-panel")
+    expect(panel.locator(".status.completed")).to_have_count(count, timeout=timeout_ms)
+    expect(panel.locator("tbody tr[data-run] td.num").first).not_to_have_text("–")

@@ -7,7 +7,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from exercises.catalogue.models import StorageTarget
-from tests.e2e.browser import ARTIFACTS, log_in
+from tests.e2e.browser import ARTIFACTS, expect_runs_completed, log_in, start_runs
 from tests.runs import syncing
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -38,13 +38,10 @@ def test_a_trainee_runs_1a_on_the_network_filesystem_and_the_nodes_tmpdir(
 
     with syncing(interval=2):
         page.goto(f"{live_server.url}/lab/1a/")
-        page.get_by_label(work.name).check()
-        page.get_by_label(tmp.name).check()
-        page.get_by_role("button", name="Start runs").click()
+        start_runs(page, work.name, tmp.name)
         panel = page.locator("#runs-panel")
         expect(panel.get_by_role("status")).to_contain_text("Started 1a on $TMPDIR, $WORK")
-        expect(panel.locator(".status.completed")).to_have_count(2, timeout=120_000)
-    expect(panel.locator("tbody tr[data-run] td.num").first).not_to_have_text("–")
+        expect_runs_completed(page, 2, timeout_ms=120_000)
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=ARTIFACTS / "cluster24-lab-1a.png", full_page=True)
 

@@ -6,7 +6,13 @@ from playwright.sync_api import Page, expect
 
 from exercises.catalogue.models import ReferenceResult
 from jobs.models import BenchmarkRun, RunStatus
-from tests.e2e.browser import ARTIFACTS, ask_the_advisor, log_in
+from tests.e2e.browser import (
+    ARTIFACTS,
+    ask_the_advisor,
+    expect_runs_completed,
+    log_in,
+    start_runs,
+)
 from tests.runs import make_run
 
 
@@ -22,15 +28,11 @@ def test_a_trainee_runs_1a_on_two_targets_and_compares(
 
     page.get_by_role("link", name="Lab", exact=True).click()
     page.get_by_role("link", name="1a · ").click()
-    page.get_by_label(scratch.name).check()
-    page.get_by_label(tmp.name).check()
-    page.get_by_role("button", name="Start runs").click()
+    start_runs(page, scratch.name, tmp.name)
 
     panel = page.locator("#runs-panel")
     expect(panel.get_by_role("status")).to_contain_text("Started 1a on $SCRATCH, $TMPDIR")
-    # Both runs finish while the page polls; nobody reloads it.
-    expect(panel.locator(".status.completed")).to_have_count(2, timeout=60_000)
-    expect(panel.locator("tbody tr[data-run] td.num").first).not_to_have_text("–")
+    expect_runs_completed(page, 2, timeout_ms=60_000)
     chart = page.wait_for_function(
         """() => {
             const c = Chart.getChart(document.querySelector('canvas[data-chart]'));
