@@ -143,8 +143,13 @@ class Terminal:
 
 
 def _take_terminal() -> None:
-    """In the child, after setsid(): the pty on fd 0 becomes its controlling terminal."""
+    """In the child, after setsid(): the pty on fd 0 becomes its controlling terminal,
+    and Ctrl-C does what it does in a user's shell. A test run started in the
+    background (`make test &` from a script) ignores SIGINT and SIGQUIT, and a child
+    inherits that: its shell could then not trap Ctrl-C at all."""
     fcntl.ioctl(0, termios.TIOCSCTTY, 0)
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.signal(signal.SIGQUIT, signal.SIG_DFL)
 
 
 def alive(pid: int) -> bool:
