@@ -156,7 +156,7 @@ def run_profile(request: HttpRequest, key: str) -> HttpResponse:
     ctx = {"run": run, "shown": shown}
     if shown.profile is not None:
         io = shown.profile
-        job = advice_for(io, active_profile())
+        job = advice_for(io, active_profile(), ran=run.exercise.key if run.exercise else None)
         ctx |= {
             "io": io,
             "job": job,

@@ -47,7 +47,10 @@ def figures(profile: SiteProfile, exercise_key: str, reading: bool) -> Figures:
     return {key: (f.mib_s, f.source) for key, f in found.items()}
 
 
-def advice_for(io: IOProfile, profile: SiteProfile | None = None) -> JobAdvice:
+def advice_for(
+    io: IOProfile, profile: SiteProfile | None = None, ran: str | None = None
+) -> JobAdvice:
+    """`ran`: for a lab run's own log, the exercise it ran (advise_job names it so)."""
     profile = profile or active_profile()
     return advise_job(
         io,
@@ -55,6 +58,7 @@ def advice_for(io: IOProfile, profile: SiteProfile | None = None) -> JobAdvice:
         profile.node_memory_gib,
         shapes(profile),
         lambda key, reading: figures(profile, key, reading),
+        ran=ran,
     )
 
 

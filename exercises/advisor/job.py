@@ -32,6 +32,10 @@ SMALL_FILE = 4 * MiB
 META_HEAVY = 0.5
 # Ranks sharing a file, beyond what one node holds: the data is shared between nodes.
 RANKS_PER_NODE = 128
+# A job that syncs set beside an exercise that does not, or the other way round.
+SYNC_MISMATCH = 0.5
+# How much further than any exercise that syncs the page-cache trap stays (4a).
+NEVER_A_MODEL = 2.0
 
 
 def pattern_of(p: IOProfile) -> Access:
@@ -83,10 +87,10 @@ class ExerciseShape:
     engine: str = ""  # the benchmark's program (fio, ior): breaks ties between twins
 
 
-def distance(p: IOProfile, e: ExerciseShape) -> float:
-    """How unlike the exercise the job is: its pattern counts most, then the request
-    size, the files per process and the process count, each on a log scale (twice or
-    half as many is the same step)."""
+def io_distance(p: IOProfile, e: ExerciseShape) -> float:
+    """How unlike the exercise's I/O the job's is: its pattern counts most, then the
+    request size, the files per process and the process count, each on a log scale
+    (twice or half as many is the same step)."""
     access = pattern_of(p)
     if file_shape_of(p) is FileShape.MANY_SMALL:
         # What costs is the files, whatever the order of their requests: like the
@@ -108,8 +112,15 @@ def distance(p: IOProfile, e: ExerciseShape) -> float:
     # 1a-ior with IOR), the job's own program: a lab run is then its own exercise, and a
     # user's program, which is neither, changes nothing.
     d += 0.0 if program_of(p.exe) == e.engine else 0.01
-    # The page-cache trap (4a) times the cache, not the storage: never the model.
-    return d + (0.0 if e.fsync else 2.0)
+    # Whether it forces its data out to the storage (fsync) before it ends.
+    return d + (0.0 if (p.syncs > 0) == e.fsync else SYNC_MISMATCH)
+
+
+def distance(p: IOProfile, e: ExerciseShape) -> float:
+    """As io_distance, for choosing the model of a job: the page-cache trap (4a) times
+    the cache, not the storage, so it is never the model. It stays NEVER_A_MODEL
+    further than any exercise that syncs, even for a job that never syncs."""
+    return io_distance(p, e) + (0.0 if e.fsync else NEVER_A_MODEL + SYNC_MISMATCH)
 
 
 def program_of(exe: str) -> str:
@@ -118,9 +129,21 @@ def program_of(exe: str) -> str:
 
 
 def resembles(p: IOProfile, shapes: Sequence[ExerciseShape]) -> ExerciseShape | None:
-    """The closest exercise; equal ones keep the site's order (the first of 1a, 4b
-    and 7, which write alike, is the one the lab starts with)."""
+    """The closest exercise to model a job on; equal ones keep the site's order (the
+    first of 1a, 4b and 7, whose logs look alike, is the one the lab starts with)."""
     return min(shapes, key=lambda e: distance(p, e), default=None)
+
+
+def named(p: IOProfile, shapes: Sequence[ExerciseShape], ran: str | None) -> ExerciseShape | None:
+    """What a lab run's log is named: the exercise it ran, if its I/O is as close to
+    that exercise's as to any model (a log cannot tell 7 from 1a, which write alike,
+    nor is the trap ever a model); else, the log having done something else, the
+    closest model, as for any job."""
+    model = resembles(p, shapes)
+    own = next((e for e in shapes if e.key == ran), None)
+    if own is not None and model is not None and io_distance(p, own) <= distance(p, model):
+        return own
+    return model
 
 
 def size_words(n: int) -> str:
@@ -166,7 +189,8 @@ class JobAdvice:
     pattern: Access
     question: Question
     advice: Advice
-    resembles: ExerciseShape | None
+    resembles: ExerciseShape | None  # what the job's I/O is named (named())
+    model: ExerciseShape | None  # whose figures the advice quotes: what Check my job names
     likeness: str
     speedup: Speedup | None
 
@@ -234,13 +258,17 @@ def advise_job(
     node_memory_gib: float,
     shapes: Sequence[ExerciseShape],
     figures_for: FiguresFor,
+    ran: str | None = None,
 ) -> JobAdvice:
+    """`ran`: the exercise a lab run ran, to name its log by (named())."""
     question = question_for(p, node_memory_gib)
     reading = reads_mostly(p)
     # A job that reads is set beside an exercise that reads the same way, where the
     # site has one; else beside its writes, and every figure says so.
     readers = [s for s in shapes if s.reads and s.pattern == pattern_of(p).value]
-    exercise = resembles(p, readers if reading and readers else shapes)
+    pool = readers if reading and readers else shapes
+    exercise = resembles(p, pool)
+    name = named(p, pool, ran)
     figures = figures_for(exercise.key, reading) if exercise else {}
     # Without read figures (an exercise that reads nothing back, or a site that has
     # figures of its writes only), the writes stand in, and every figure says so.
@@ -262,8 +290,9 @@ def advise_job(
         pattern=question.access,
         question=question,
         advice=advice,
-        resembles=exercise,
-        likeness=likeness(p, exercise) if exercise else "",
+        resembles=name,
+        model=exercise,
+        likeness=likeness(p, name) if name else "",
         speedup=speedup(advice, targets, question, figures, exercise, by_writes),
     )
 

@@ -354,3 +354,36 @@ def test_an_exercise_that_reads_on_a_site_without_read_figures_is_quoted_as_writ
     notes = [reason for r in job.advice.ranking for reason in r.reasons]
     assert any(n.startswith("Exercise 5a (writes): ") for n in notes)
     assert not any("(reads)" in n for n in notes)
+
+
+# --- a lab run's own log: named by the exercise it ran ----------------------------
+
+STREAM = replace(TABLE["a 2 GiB sequential write in 1 MiB blocks"].profile, syncs=1)
+
+
+def test_a_run_of_an_exercise_that_writes_as_another_is_named_by_what_it_ran() -> None:
+    # 7 repeats 1a's workload: its log is 1a's, and only the run knows it ran 7.
+    job = advise_job(STREAM, VSC3, 64, SHAPES, figures_for, ran="7")
+    assert job.resembles.key == "7" and job.likeness.startswith("like 7: ")
+    # The figures it is advised on are still those a log alone gets: 1a's.
+    assert job.model.key == "1a"
+    alone = advise_job(STREAM, VSC3, 64, SHAPES, figures_for)
+    assert alone.resembles.key == alone.model.key == "1a"
+    assert job.speedup.text == alone.speedup.text
+
+
+def test_a_run_of_the_page_cache_trap_is_named_so_but_advised_on_figures_with_fsync() -> None:
+    unsynced = replace(STREAM, syncs=0)
+    job = advise_job(unsynced, VSC3, 64, SHAPES, figures_for, ran="4a")
+    assert job.resembles.key == "4a" and job.model.key == "1a"
+    assert "in exercise 1a" in job.speedup.text and "4a" not in job.speedup.text
+    # A user's job that never syncs is not taken for the trap.
+    assert advise_job(unsynced, VSC3, 64, SHAPES, figures_for).resembles.key == "1a"
+
+
+def test_a_run_whose_log_does_something_else_is_named_by_its_log() -> None:
+    # A run of 4a whose program synced after all is not 4a's I/O.
+    assert advise_job(STREAM, VSC3, 64, SHAPES, figures_for, ran="4a").resembles.key == "1a"
+    # Nor are random writes a run of 1a's, whatever the run says it ran.
+    scattered = TABLE["random 4 KiB writes to one 64 MiB file"].profile
+    assert advise_job(scattered, VSC3, 64, SHAPES, figures_for, ran="1a").resembles.key == "2a"

@@ -21,12 +21,12 @@ pytestmark = [
     pytest.mark.skipif(not settings.RUN_DARSHAN_RUNTIME, reason="the dev env names the runtime"),
 ]
 
-# Exercises whose I/O is another's, byte for byte: Darshan cannot tell them apart, so
-# the advisor names the first of them (the one the lab starts with).
-TWINS = {"4b": "1a", "7": "1a"}
-# The page-cache trap times the cache, not the storage: the advisor never takes it as
-# the model of a job, and a job that writes as 4a does is advised as 1a.
-NEVER_A_MODEL = {"4a": "1a"}
+# The page-cache trap times the cache, not the storage: a run of it is named 4a, and
+# advised (as any job is) on the figures of the same writes with fsync.
+NEVER_A_MODEL = {"4a"}
+# What a log alone is taken for, where that is not its own exercise: 4b and 7 write as
+# 1a does (the first of them in the lab's order), and the trap is never a model.
+BY_LOG_ALONE = {"4a": "1a", "4b": "1a", "7": "1a"}
 
 
 def small(exercise):
@@ -50,7 +50,9 @@ def read_profile_of(run, timeout: float = 90) -> IOProfile:
     raise AssertionError(f"no profile for {run.exercise.key} after {timeout}s")
 
 
-def test_every_dev_exercise_is_recognised_as_itself(live_portal, dev_profile, trainee) -> None:
+def test_every_dev_exercise_is_recognised_as_itself(
+    live_portal, dev_profile, trainee, client
+) -> None:
     target = dev_profile.targets.get(key="scratch")  # a disk: runs in memory are not recorded
     exercises = list(dev_profile.exercises.order_by("order"))
     # Runs of no exercise: the advice rests on the site's figures, not on these runs.
@@ -64,26 +66,27 @@ def test_every_dev_exercise_is_recognised_as_itself(live_portal, dev_profile, tr
         assert run.status == "completed", f"{key}: {run.status_reason or run.parse_error}"
         io = read_profile_of(run)
         syncs[key] = io.syncs
-        job = advice_for(io, dev_profile)
+        job = advice_for(io, dev_profile, ran=key)
         first = job.advice.ranking[0].target_key
-        table.append((key, job.resembles.key if job.resembles else None, first))
-    print("\nexercise → resembles → first target")
+        table.append((key, job.resembles.key if job.resembles else None, first, job.model.key))
+    print("\nexercise → resembles → first target (advised on the figures of)")
     for row in table:
         print(" → ".join(str(cell) for cell in row))
 
-    # What sets 4a apart from its twin 4b, which the advisor never models on: no sync.
+    # What sets 4a apart from 4b, which writes the same file: no sync.
     assert syncs["4a"] == 0 and syncs["4b"] >= 1 and syncs["1a"] >= 1, syncs
-    for key, resembles, first in table:
-        expected = TWINS.get(key) or NEVER_A_MODEL.get(key) or key
-        assert resembles == expected, (key, resembles)
+    for key, resembles, first, model in table:
+        # Named by what it ran: its I/O is as close to its own exercise as to any other
+        # (a log alone is named as Check my job names it, and advised on its figures).
+        assert resembles == key, (key, resembles)
+        assert model == BY_LOG_ALONE.get(key, key), (key, model)
         # Advised as the lesson says: the first target is none the exercise shows slower
         # than another that keeps the job's data (memory is no place for a job's output,
-        # whatever its speed: the advisor ranks it below for a job that writes). A twin
-        # is its twin's lesson; 4a is its own: a job that writes 64 MiB unsynced spends
-        # a few hundredths of its time in I/O, and such a "light" job may well go to
-        # $HOME, as 4a's reading says of "a program that writes a modest amount".
-        lesson = key if key in NEVER_A_MODEL else resembles
-        claims = claims_of(dev_profile.exercises.get(key=lesson))
+        # whatever its speed: the advisor ranks it below for a job that writes). 4a's
+        # lesson: a job that writes 64 MiB unsynced spends a few hundredths of its time
+        # in I/O, and such a "light" job may well go to $HOME, as 4a's reading says of
+        # "a program that writes a modest amount".
+        claims = claims_of(dev_profile.exercises.get(key=key))
         slower = {
             c.slower.target
             for c in claims
@@ -93,3 +96,18 @@ def test_every_dev_exercise_is_recognised_as_itself(live_portal, dev_profile, tr
         if key in NEVER_A_MODEL:
             # Its data never synced is all the more a reason to keep it off memory.
             assert first not in in_memory, (key, first)
+
+    # The run page says so, and what Check my job would take the log for.
+    client.force_login(trainee.user)
+    by_key = {e.key: run for e, run in zip(exercises, done, strict=True)}
+    for key, model_says in [
+        ("7", "names it 1a: the two do the same reads and writes."),
+        ("4a", "names it 1a: 1a does the same writes with fsync"),
+        ("2a", None),
+    ]:
+        page = client.get(f"/check-my-job/runs/{by_key[key].key}/profile").content.decode()
+        assert f"the I/O of exercise <strong>{key} · " in page, key
+        if model_says:
+            assert model_says in page, key
+        else:
+            assert 'id="profile-model"' not in page, key
