@@ -13,6 +13,7 @@ from exercises.advisor.facts import advice_for
 from exercises.advisor.profile import IOProfile
 from exercises.catalogue.lessons import claims_of
 from jobio.models import RunLog
+from jobs.models import BenchmarkRun
 from jobs.submission import start_run
 from tests.runs import follow
 
@@ -97,12 +98,16 @@ def test_every_dev_exercise_is_recognised_as_itself(
             # Its data never synced is all the more a reason to keep it off memory.
             assert first not in in_memory, (key, first)
 
-    # The run page says so, and what Check my job would take the log for.
+    # The run page says so, and what Check my job would take the log for. It names a run
+    # by its exercise, which these runs leave out so that their figures count in no
+    # advice above: given now, as the lab gives it when it starts one.
     client.force_login(trainee.user)
     by_key = {e.key: run for e, run in zip(exercises, done, strict=True)}
+    for exercise in exercises:
+        BenchmarkRun.objects.filter(pk=by_key[exercise.key].pk).update(exercise=exercise)
     for key, model_says in [
-        ("7", "names it 1a: the two do the same reads and writes."),
-        ("4a", "names it 1a: 1a does the same writes with fsync"),
+        ("7", "names it 1a, whose requests look the same in a log"),
+        ("4a", "names it 1a: it never takes the page-cache trap for the model"),
         ("2a", None),
     ]:
         page = client.get(f"/check-my-job/runs/{by_key[key].key}/profile").content.decode()
