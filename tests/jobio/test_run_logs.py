@@ -155,6 +155,22 @@ def test_the_runs_profile_shows_on_its_page_and_goes_with_the_run(
     assert not RunLog.objects.exists()
 
 
+def test_a_runs_log_that_is_not_its_exercises_io_is_named_by_the_log(
+    client, run, tasks_run_at_commit, dev_profile
+) -> None:
+    # A run of 1a whose one process wrote 4 KiB blocks at random offsets.
+    run.exercise = dev_profile.exercises.get(key="1a")
+    run.save(update_fields=["exercise"])
+    data = log("random-4k").read_bytes()
+    send(client, run, data, **{"X-Darshan-Sizes": str(len(data))})
+
+    page = profile_page(client, run)
+
+    assert "the I/O of exercise <strong>2a · " in page
+    assert ", not what 1a does." in page
+    assert 'id="profile-model"' not in page  # Check my job names it 2a too
+
+
 def test_only_the_owner_and_staff_see_a_runs_profile(client, run, make_user) -> None:
     client.force_login(make_user("sl-darshan2"))
     assert client.get(f"/check-my-job/runs/{run.key}/profile").status_code == 404
