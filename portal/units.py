@@ -39,3 +39,21 @@ class ThroughputInMiB:
     @property
     def read_mib_s(self) -> float | None:
         return mib(self.read_bytes_per_s)
+
+
+def ratio_as_shown(fast: float, slow: float) -> float | None:
+    """fast / slow, of the two MiB/s as the pages show them (0.1 MiB/s): the ratio a
+    reader works out from the figures printed beside it, the same on every page. A
+    figure that shows as 0.0 leaves nothing to work out from: then the figures as
+    measured. None without a slow figure."""
+    if not slow:
+        return None
+    shown_fast, shown_slow = round(fast, 1), round(slow, 1)
+    return shown_fast / shown_slow if shown_fast and shown_slow else fast / slow
+
+
+def times(ratio: float | None) -> str:
+    """'7.6×', '53×': one decimal below 10, none above; '–' without a ratio."""
+    if ratio is None:
+        return "–"
+    return f"{ratio:,.1f}×" if ratio < 10 else f"{ratio:,.0f}×"

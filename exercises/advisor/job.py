@@ -14,8 +14,8 @@ from dataclasses import dataclass, replace
 from exercises.advisor import Access, Advice, FileShape, Question, TargetFacts, advise
 from exercises.advisor.plan import keeper_of
 from exercises.advisor.profile import IOProfile
-from exercises.advisor.words import mib_s, times
-from portal.units import GiB, KiB, MiB
+from exercises.advisor.words import mib_s
+from portal.units import GiB, KiB, MiB, ratio_as_shown, times
 
 # Sequential: most requests start where the last one ended (consecutive), or at
 # least further on (sequential: a strided pattern). Random: neither. Random 4 KiB
@@ -235,10 +235,8 @@ def speedup(
     if fast <= 0 or slow <= 0:
         return None
     names = {t.key: t.name for t in targets}
-    ratio = fast / slow
-    comparison = (
-        f"{times(ratio)} faster than" if ratio >= 1 else f"{times(slow / fast)} slower than"
-    )
+    ratio = ratio_as_shown(fast, slow)
+    comparison = f"{times(ratio)} faster than" if ratio >= 1 else f"{times(1 / ratio)} slower than"
     text = (
         f"Expect {names[best.target_key]} to be about {comparison} {names[baseline]} for this "
         f"job: {mib_s(fast)} against {mib_s(slow)} in exercise {exercise.key} ({source})."

@@ -15,8 +15,8 @@ from exercises.advisor.words import (
     phrase_tags,
     redundant,
     small_io,
-    times,
 )
+from portal.units import ratio_as_shown, times
 
 # Above this share of the quota there is no room left for results and temporaries.
 TIGHT_QUOTA = 0.8
@@ -223,6 +223,6 @@ def judge(
         if usual is not None and usual is not t:
             base = figure_for(usual, q)
             if base and figure / base >= 1.5:
-                text += f", {times(figure / base)} {usual.name}"
+                text += f", {times(ratio_as_shown(figure, base))} {usual.name}"
         v.notes.append(text + ".")
     return v

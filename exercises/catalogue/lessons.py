@@ -19,6 +19,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from portal.units import ratio_as_shown, times
+
 CLAIM_FIELDS = {"faster", "slower", "factor", "text"}
 
 
@@ -113,7 +115,7 @@ class Verdict:
     def ratio(self) -> float | None:
         if not self.fast or not self.slow:
             return None
-        return self.fast / self.slow
+        return ratio_as_shown(self.fast, self.slow)
 
     @property
     def holds(self) -> bool | None:
@@ -163,10 +165,3 @@ def line(verdict: Verdict, names: dict[str, str]) -> Line:
         return Line(c.text, "shown", f"{figures}: they show it.")
     needed = f", and the lesson needs {c.factor:g}×" if c.factor > 1 else ""
     return Line(c.text, "not-shown", f"{figures}{needed}: they do not show it. {WHY_RUNS_VARY}")
-
-
-def times(ratio: float | None) -> str:
-    """'7.6×', '0.8×': one decimal below 10, none above."""
-    if ratio is None:
-        return "–"
-    return f"{ratio:,.1f}×" if ratio < 10 else f"{ratio:,.0f}×"

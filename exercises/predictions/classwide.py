@@ -4,6 +4,8 @@ put first. The projector and the instructor's overview show it."""
 
 from dataclasses import dataclass
 
+from portal.units import ratio_as_shown, times
+
 
 @dataclass(frozen=True)
 class Pair:
@@ -52,10 +54,12 @@ class Pair:
         """How many times faster the faster of the two measured."""
         if not self.measured:
             return None
-        # Of the figures as the page shows them (0.1 MiB/s), so that the ratio is the one
-        # a trainee works out from them.
-        low, high = sorted(round(m, 1) for m in (self.expected_mib_s, self.other_mib_s))
-        return high / low if low else None
+        return ratio_as_shown(self.faster_mib_s, self.slower_mib_s)
+
+    @property
+    def times(self) -> str:
+        """ "9.8×", as the lab page's lessons write a ratio."""
+        return times(self.ratio)
 
 
 @dataclass(frozen=True)

@@ -45,7 +45,7 @@ def test_a_user_uploads_a_log_sees_the_advice_and_runs_the_resembling_exercise(
     expect(ranking).to_have_count(5)
     expect(ranking.first).to_contain_text("$TMPDIR")
     expect(page.locator(".plan")).to_contain_text("Write in $TMPDIR while the job runs")
-    expect(page.locator("#speedup")).to_contain_text("about 25x faster than $GLOBAL")
+    expect(page.locator("#speedup")).to_contain_text("about 25× faster than $GLOBAL")
     expect(page.locator("#sizes-table")).to_contain_text("1–10 KiB")
     # Chart.js drew the three charts the finished check swapped in.
     page.wait_for_function(

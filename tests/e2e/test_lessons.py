@@ -89,7 +89,7 @@ def test_the_advisor_quotes_the_sites_stored_medians(
     ranking = page.locator("#advice ol.ranking > li")
     expect(ranking.first).to_contain_text("$TMPDIR")
     # The stored medians of 2a, 4,148.4 and 1.6 MiB/s, as the ranking says them.
-    expect(ranking.first).to_contain_text("Random 4 KiB writes: 4,148 MiB/s, 2,593x $GLOBAL.")
+    expect(ranking.first).to_contain_text("Random 4 KiB writes: 4,148.4 MiB/s, 2,593× $GLOBAL.")
     expect(page.locator("#advice")).to_contain_text("Random 4 KiB writes: 1.6 MiB/s")
     page.screenshot(path=ARTIFACTS / "advisor-stored-medians.png", full_page=True)
 

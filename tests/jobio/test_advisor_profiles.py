@@ -227,8 +227,8 @@ def test_random_writes_that_fit_in_memory_are_staged_through_tmpdir_with_the_fig
     # Against the site's usual place for job data, by 2a's published figures.
     assert job.speedup is not None and job.speedup.baseline_key == "global"
     assert job.speedup.text == (
-        "Expect $TMPDIR to be about 25x faster than $GLOBAL for this job: 1,428 MiB/s "
-        "against 56 MiB/s in exercise 2a (published)."
+        "Expect $TMPDIR to be about 25× faster than $GLOBAL for this job: 1,428.4 MiB/s "
+        "against 56.1 MiB/s in exercise 2a (published)."
     )
     assert job.recommended == ["tmp", "global"]
 
@@ -278,9 +278,12 @@ def test_the_ranking_quotes_the_same_speedup_as_the_headline() -> None:
     )
     assert job.resembles.key == "2b" and job.speedup is not None
     tmp = next(r for r in job.advice.ranking if r.target_key == "tmp")
-    ratio = f"{job.speedup.ratio:,.0f}x"
+    ratio = f"{job.speedup.ratio:,.0f}×"
     assert f"about {ratio} faster than $GLOBAL" in job.speedup.text
-    assert f"Exercise 2b: 10,552 MiB/s, {ratio} $GLOBAL." in tmp.reasons
+    assert f"Exercise 2b: 10,551.7 MiB/s, {ratio} $GLOBAL." in tmp.reasons
+    # The ratio a reader works out from the two figures the page prints.
+    assert "10,551.7 MiB/s against 235.5 MiB/s" in job.speedup.text
+    assert ratio == f"{10551.7 / 235.5:,.0f}×"
     # No other figure of 2b's pair anywhere on the page.
     notes = " ".join(reason for r in job.advice.ranking for reason in r.reasons)
     assert notes.count(f"{ratio} $GLOBAL") == 1

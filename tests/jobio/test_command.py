@@ -25,7 +25,7 @@ def test_heavy_random_4k_writes_that_fit_in_memory_go_to_tmpdir_first(vsc3) -> N
     assert answer["ranking"][0] == "tmp"
     assert sorted(answer["ranking"]) == ["binfl", "binfs", "global", "home", "tmp"]
     assert answer["plan"].startswith("Write in $TMPDIR while the job runs")  # no input
-    assert answer["speedup"].startswith("Expect $TMPDIR to be about 25x faster than $GLOBAL")
+    assert answer["speedup"].startswith("Expect $TMPDIR to be about 25× faster than $GLOBAL")
 
 
 def test_a_large_1_mib_sequential_write_goes_to_a_parallel_filesystem_first(vsc3) -> None:

@@ -4,6 +4,7 @@ import pytest
 from django.core.exceptions import ValidationError
 
 from exercises.catalogue.lessons import Claim, Side, claims_of, judge, line
+from exercises.predictions.classwide import summary
 
 TMP, GLOBAL = Side("2a", "tmp"), Side("2a", "global")
 FIVE_TIMES = Claim(TMP, GLOBAL, 5.0, "Memory takes small random writes at least 5× as fast.")
@@ -45,3 +46,18 @@ def test_an_exercise_whose_claims_name_no_target_of_its_site_is_refused(dev_prof
     # still draws.
     exercise.claims = [{"faster": "tmp", "slower": "global", "factor": "lots", "text": "x"}]
     assert claims_of(exercise) == []
+
+
+def test_the_lab_and_the_projector_give_one_ratio_for_one_pair() -> None:
+    """A trainee reads 199.1 and 20.4 MiB/s and works out 9.8×; the raw medians give
+    9.74. The lab's lesson and the projector's line both say what the figures say."""
+    global_, home = Side("1a", "global"), Side("1a", "home")
+    medians = {"global": 199.14, "home": 20.44}
+    claim = Claim(global_, home, 1.0, "$GLOBAL streams faster than $HOME.")
+    (verdict,) = judge([claim], {global_: medians["global"], home: medians["home"]}.get)
+    pair = summary([["global", "home"]], [("home", "$HOME"), ("global", "$GLOBAL")], medians)
+    (pair,) = pair.pairs
+
+    lab = line(verdict, {"global": "$GLOBAL", "home": "$HOME"}).detail
+    assert "1a on $GLOBAL 199.1 MiB/s, 1a on $HOME 20.4 MiB/s (9.8×)" in lab
+    assert pair.times == "9.8×"
