@@ -134,14 +134,15 @@ def resembles(p: IOProfile, shapes: Sequence[ExerciseShape]) -> ExerciseShape | 
     return min(shapes, key=lambda e: distance(p, e), default=None)
 
 
-def named(p: IOProfile, shapes: Sequence[ExerciseShape], ran: str | None) -> ExerciseShape | None:
+def named(
+    p: IOProfile, shapes: Sequence[ExerciseShape], model: ExerciseShape, ran: str | None
+) -> ExerciseShape:
     """What a lab run's log is named: the exercise it ran, if its I/O is as close to
-    that exercise's as to any model (a log cannot tell 7 from 1a, which write alike,
-    nor is the trap ever a model); else, the log having done something else, the
-    closest model, as for any job."""
-    model = resembles(p, shapes)
+    that exercise's as to the model (resembles(): a log cannot tell 7 from 1a, which
+    write alike, nor is the trap ever a model); else, the log having done something
+    else, the model, as for any job."""
     own = next((e for e in shapes if e.key == ran), None)
-    if own is not None and model is not None and io_distance(p, own) <= distance(p, model):
+    if own is not None and io_distance(p, own) <= distance(p, model):
         return own
     return model
 
@@ -266,7 +267,7 @@ def advise_job(
     readers = [s for s in shapes if s.reads and s.pattern == pattern_of(p).value]
     pool = readers if reading and readers else shapes
     exercise = resembles(p, pool)
-    name = named(p, pool, ran)
+    name = named(p, pool, exercise, ran) if exercise else None
     figures = figures_for(exercise.key, reading) if exercise else {}
     # Without read figures (an exercise that reads nothing back, or a site that has
     # figures of its writes only), the writes stand in, and every figure says so.

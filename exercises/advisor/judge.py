@@ -221,8 +221,8 @@ def judge(
     else:
         text = f"{label[0].upper()}{label[1:]}: {mib_s(figure)}"
         if usual is not None and usual is not t:
-            base = figure_for(usual, q)
-            if base and figure / base >= 1.5:
-                text += f", {times(ratio_as_shown(figure, base))} {usual.name}"
+            ratio = ratio_as_shown(figure, figure_for(usual, q) or 0)
+            if ratio and ratio >= 1.5:
+                text += f", {times(ratio)} {usual.name}"
         v.notes.append(text + ".")
     return v
