@@ -239,7 +239,8 @@ READ = lambda: read_profile(Path("/proc/self/fd/0"))
 try:
     from jobio.profile import LogUnreadable, read_profile, read_run_logs
     import darshan.backend.cffi_backend
-except (ImportError, MemoryError, OSError) as e:
+# Out of memory in the import machinery itself, Python raises a bare SystemError.
+except (ImportError, MemoryError, OSError, SystemError) as e:
     print(json.dumps({"start": type(e).__name__}))
     sys.exit(0)
 try:
