@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Builds darshan-runtime (without MPI) and darshan-util from the vendored source into
+# Builds darshan-runtime (without MPI) and darshan-util from the vendored source
+# (docker/vendor/darshan-45bcba8.tar.gz, or DARSHAN_SOURCE: another tarball) into
 # $DARSHAN_PREFIX (/opt/storagelab/darshan): libdarshan.so records the POSIX I/O of any
 # program run with LD_PRELOAD, and writes its log into the directory DARSHAN_LOGPATH
 # names (no Slurm job needed; the job id is the process id). The dev cluster's start
@@ -12,7 +13,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 
 [ "$(id -u)" = 0 ] || die "run as root: it installs packages and writes under /opt"
 
-SOURCE=${DARSHAN_SOURCE:-$here/../../../shared/vendor/darshan-45bcba8.tar.gz}
+SOURCE=${DARSHAN_SOURCE:-$here/../vendor/darshan-45bcba8.tar.gz}
 PREFIX=${DARSHAN_PREFIX:-/opt/storagelab/darshan}
 [ -e "$SOURCE" ] || die "no Darshan source at $SOURCE (DARSHAN_SOURCE: its tarball)"
 
