@@ -9,6 +9,7 @@ loop `pytest -m "not live and not e2e"` needs only PostgreSQL, so the other test
 keep the cache (rate limits, the site's rows) in memory instead of in Redis.
 """
 
+import fcntl
 import os
 import subprocess
 from collections.abc import Callable, Iterator
@@ -113,6 +114,37 @@ LIVE_FIXTURES = {
 }  # fmt: skip
 # Folders whose every test stops, starts or builds real parts.
 LIVE_FOLDERS = {"faults", "deploy"}
+
+
+# Held for the session: the test database this session owns (see pytest_configure).
+_DATABASE_LOCK: list[object] = []
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Two sessions at once on one machine (a `make test` and a `make quick` beside it)
+    each get a test database of their own: the first free of test_storagelab,
+    test_storagelab_2, ... (a lock file per name, released when its session ends),
+    unless DB_TEST_NAME names one. Else the second session would drop the first's."""
+    if os.getenv("DB_TEST_NAME"):
+        return
+    from django.conf import settings
+
+    test = settings.DATABASES["default"].setdefault("TEST", {})
+    base = test.get("NAME") or "test_storagelab"
+    locks = Path(os.getenv("RUN_DIR", "/run/storagelab"))
+    if not locks.is_dir():
+        locks = Path("/tmp")
+    for n in range(1, 33):
+        name = base if n == 1 else f"{base}_{n}"
+        handle = (locks / f"pytest-{name}.lock").open("w")
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            handle.close()
+            continue
+        _DATABASE_LOCK.append(handle)
+        test["NAME"] = name
+        return
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
