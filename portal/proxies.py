@@ -3,8 +3,13 @@
 - `client_address`: the client's address for the login throttle (django-axes calls
   it, AXES_CLIENT_IP_CALLABLE). With TRUSTED_PROXY_COUNT proxies in front, each one
   appends the address it saw to X-Forwarded-For, so the client is that many places
-  from the right; anything further left is what the client itself wrote. With no
-  proxy (0), the header is the client's own and is ignored.
+  from the right; anything further left is what the client itself wrote. Each step
+  to the left is taken only from a proxy of TRUSTED_PROXIES: a client that reaches
+  the portal directly, or an inner proxy past the outer ones, is counted by its own
+  address, whatever header it sends, so it cannot rotate made-up addresses.
+  With no proxy (0), the header is the client's own and is ignored. An IPv6 client is
+  counted by its /64, the block one machine or one site's network gets (and a
+  machine's privacy addresses rotate within), so that it cannot rotate addresses either.
 - `from_remote_user_proxy`: whether a request's REMOTE_USER header may be believed:
   the WSGI variable REMOTE_USER is set by the server itself (Apache's mod_wsgi); a
   header (X-Remote-User) only from REMOTE_USER_PROXIES' addresses and with the
@@ -24,18 +29,35 @@ SECRET_HEADER = "X-Storagelab-Proxy-Secret"  # noqa: S105 -- a header's name
 
 def client_address(request: HttpRequest) -> str:
     peer = request.META.get("REMOTE_ADDR", "")
-    count = settings.TRUSTED_PROXY_COUNT
-    if count <= 0:
-        return peer
     hops = [hop.strip() for hop in request.META.get("HTTP_X_FORWARDED_FOR", "").split(",")]
     hops = [hop for hop in hops if hop]
-    if len(hops) < count:
-        return peer  # fewer proxies than the site said: no address to believe but the peer
-    client = hops[-count]
+    address = _address(peer)
+    if address is None:
+        return peer  # not an IP address (a Unix socket's peer): nothing to walk from
+    for _ in range(settings.TRUSTED_PROXY_COUNT):
+        if not hops or not any(address in net for net in settings.TRUSTED_PROXIES):
+            break  # the client itself, or a proxy that named nobody behind it
+        named = _address(hops.pop())
+        if named is None:
+            break  # a proxy appends an address: this is not one
+        address = named
+    return _counted(address)
+
+
+def _address(text: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
     try:
-        return str(ipaddress.ip_address(client))
+        address = ipaddress.ip_address(text)
     except ValueError:
-        return peer
+        return None
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped:
+        return address.ipv4_mapped  # ::ffff:192.0.2.1, a dual-stack socket's IPv4 client
+    return address
+
+
+def _counted(address: ipaddress.IPv4Address | ipaddress.IPv6Address) -> str:
+    if isinstance(address, ipaddress.IPv6Address):
+        return str(ipaddress.IPv6Network((address, 64), strict=False).network_address)
+    return str(address)
 
 
 def from_remote_user_proxy(request: HttpRequest) -> bool:

@@ -55,10 +55,12 @@ def envcommand(name: str, default: str, programs: tuple[str, ...]) -> list[str]:
     return words
 
 
-def envnetworks(name: str) -> list[ipaddress.IPv4Network | ipaddress.IPv6Network]:
+def envnetworks(
+    name: str, default: str = ""
+) -> list[ipaddress.IPv4Network | ipaddress.IPv6Network]:
     """Addresses or networks (10.0.0.5, 192.168.0.0/24, ::1), comma-separated."""
     try:
-        return [ipaddress.ip_network(item, strict=False) for item in envlist(name, "")]
+        return [ipaddress.ip_network(item, strict=False) for item in envlist(name, default)]
     except ValueError as e:
         raise ImproperlyConfigured(f"{name}: {e}") from None
 
@@ -200,8 +202,14 @@ AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_CALLABLE = "portal.views.locked_out"
 # Behind the site's proxies (this many, each appending to X-Forwarded-For), the
-# throttle counts the client's address, not the proxy's (portal/proxies.py).
+# throttle counts the client's address, not the proxy's (portal/proxies.py), when the
+# request comes from one of TRUSTED_PROXIES: a client reaching the portal directly is
+# counted by its own address, whatever X-Forwarded-For it sends. By default the proxy
+# is on this machine or the site's private network (compose's network is one).
 TRUSTED_PROXY_COUNT = envint("TRUSTED_PROXY_COUNT", "0")
+TRUSTED_PROXIES = envnetworks(
+    "TRUSTED_PROXIES", "127.0.0.0/8, ::1, 10.0.0.0/8, 172.16.0.0/12, 192.168.0.0/16, fc00::/7"
+)
 AXES_CLIENT_IP_CALLABLE = "portal.proxies.client_address"
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
