@@ -201,6 +201,17 @@ AXES_COOLOFF_TIME = timedelta(minutes=envint("LOGIN_LOCKOUT_MINUTES", "15"))
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_CALLABLE = "portal.views.locked_out"
+# And per user name, from anywhere (portal/lockouts.py), so that many addresses do not
+# guess one password without limit: after LOGIN_USER_FAILURE_LIMIT tries, each next
+# try waits its turn, 1 s after the one before, doubling, at most
+# LOGIN_USER_MAX_WAIT_SECONDS; nobody waits from where the user logged in before.
+AXES_HANDLER = "portal.lockouts.LoginThrottle"
+LOGIN_USER_FAILURE_LIMIT = envint("LOGIN_USER_FAILURE_LIMIT", "10")
+LOGIN_USER_MAX_WAIT_SECONDS = envint("LOGIN_USER_MAX_WAIT_SECONDS", "300")
+if LOGIN_USER_FAILURE_LIMIT < 1 or LOGIN_USER_MAX_WAIT_SECONDS < 1:
+    raise ImproperlyConfigured(
+        "LOGIN_USER_FAILURE_LIMIT and LOGIN_USER_MAX_WAIT_SECONDS must be 1 or more"
+    )
 # Behind the site's proxies (this many, each appending to X-Forwarded-For), the
 # throttle counts the client's address, not the proxy's (portal/proxies.py), when the
 # request comes from one of TRUSTED_PROXIES: a client reaching the portal directly is

@@ -1,3 +1,5 @@
+import math
+
 from django.conf import settings
 from django.contrib import auth, messages
 from django.contrib.auth import views as auth_views
@@ -38,12 +40,20 @@ def healthz(request: HttpRequest) -> HttpResponse:
 def locked_out(
     request: HttpRequest, original_response: HttpResponse | None = None, credentials=None
 ) -> HttpResponse:
-    """What django-axes shows when a user name is paused after failed logins."""
+    """What django-axes shows when a login is refused: the user name paused from this
+    address after failed logins, or a try that waits its turn for a user name many
+    addresses tried (portal/lockouts.py)."""
+    wait = getattr(request, "login_wait_seconds", None)
     ctx = {
         "limit": settings.AXES_FAILURE_LIMIT,
         "minutes": round(settings.AXES_COOLOFF_TIME.total_seconds() / 60),
+        "wait": wait,
+        "wait_minutes": math.ceil(wait / 60) if wait else None,
     }
-    return render(request, "registration/locked_out.html", ctx, status=429)
+    response = render(request, "registration/locked_out.html", ctx, status=429)
+    if wait:
+        response["Retry-After"] = str(wait)
+    return response
 
 
 def login(request: HttpRequest) -> HttpResponse:

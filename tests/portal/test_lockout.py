@@ -1,7 +1,17 @@
-"""Guessing a password from many addresses: a client cannot name its own address."""
+"""Guessing a password from many addresses: the throttle counts per user name as well
+as per user name and address (portal/lockouts.py), a client cannot name its own
+address, and the real user is kept out for a short while at most."""
+
+import math
+import threading
+import time
 
 import pytest
+from django.core.management import call_command
 from django.test import Client
+
+from portal.lockouts import wait_after
+from tests.names import unique_name
 
 pytestmark = pytest.mark.django_db
 
@@ -20,6 +30,185 @@ def through_the_proxy(client_address: str) -> Client:
 def checked(response) -> bool:
     """The password was checked (and found wrong), not refused before."""
     return response.status_code == 200 and "did not match" in response.content.decode()
+
+
+def turns_in(seconds: float) -> int:
+    """How many turns can open within `seconds` of the tenth try: 1 s, then 2, 4, ..."""
+    return 1 + int(math.log2(seconds + 1))
+
+
+def guess_from_many_addresses(username: str, count: int) -> list:
+    return [
+        log_in(through_the_proxy(f"203.0.113.{i}"), username, f"guess-{i}") for i in range(count)
+    ]
+
+
+def take_the_next_turn(username: str) -> None:
+    """The attacker waits for the next turn and spends it on a wrong password."""
+    for i in range(100):
+        if checked(log_in(through_the_proxy(f"198.18.0.{i}"), username, "guess")):
+            return
+        time.sleep(0.1)
+    raise AssertionError("no turn came in 10 s")
+
+
+def test_thirty_addresses_get_ten_guesses_then_one_at_a_time(make_user, settings) -> None:
+    settings.TRUSTED_PROXY_COUNT = 1
+    admin = make_user(password="Admin-pass-1", superuser=True)
+
+    started = time.monotonic()
+    answers = guess_from_many_addresses(admin.username, 30)
+    elapsed = time.monotonic() - started
+
+    assert all(checked(a) for a in answers[:10])
+    guesses = sum(checked(a) for a in answers)
+    assert guesses <= 10 + turns_in(elapsed), f"{guesses} guesses in {elapsed:.1f} s"
+    refused = answers[-1]
+    assert refused.status_code == 429
+    assert "it takes one try at a time: try again in" in refused.content.decode()
+    assert 1 <= int(refused["Retry-After"]) <= 300
+
+
+def test_a_name_nobody_has_is_counted_alike(make_user, settings) -> None:
+    """The wait tells an attacker nothing about which user names exist."""
+    settings.TRUSTED_PROXY_COUNT = 1
+
+    answers = guess_from_many_addresses(unique_name("nobody"), 12)
+
+    assert answers[-1].status_code == 429 and "try again in" in answers[-1].content.decode()
+
+
+def test_tries_sent_at_once_get_one_turn_between_them(
+    make_user, settings, django_db_blocker
+) -> None:
+    """A botnet asking in parallel gets no more guesses than one asking in turn."""
+    settings.TRUSTED_PROXY_COUNT = 1
+    admin = make_user(password="Admin-pass-1", superuser=True)
+    start = threading.Barrier(40)
+    answers = []
+
+    def guess(i: int) -> None:
+        from django.db import connection
+
+        with django_db_blocker.unblock():
+            start.wait()
+            answers.append(log_in(through_the_proxy(f"203.0.113.{i}"), admin.username, "guess"))
+            connection.close()
+
+    threads = [threading.Thread(target=guess, args=(i,)) for i in range(40)]
+    started = time.monotonic()
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    elapsed = time.monotonic() - started
+
+    guesses = sum(checked(a) for a in answers)
+    assert guesses <= 10 + turns_in(elapsed), f"{guesses} guesses in {elapsed:.1f} s"
+    assert sum(a.status_code == 429 for a in answers) >= 40 - guesses
+
+
+def test_the_real_admin_gets_in_after_a_short_wait(make_user, settings) -> None:
+    settings.TRUSTED_PROXY_COUNT = 1
+    settings.LOGIN_USER_MAX_WAIT_SECONDS = 3  # the site's 300, shortened for the test
+    admin = make_user(password="Admin-pass-1", superuser=True)
+    guess_from_many_addresses(admin.username, 12)
+    take_the_next_turn(admin.username)
+
+    # The admin, from a place the portal has not seen them at, waits one turn, then is in.
+    laptop = through_the_proxy("192.0.2.77")
+    waiting = log_in(laptop, admin.username, "Admin-pass-1")
+    assert waiting.status_code == 429
+    wait = int(waiting["Retry-After"])
+    assert 1 <= wait <= 3
+    assert f"try again in {wait} second" in waiting.content.decode()
+
+    time.sleep(wait)
+    assert log_in(laptop, admin.username, "Admin-pass-1").status_code == 302
+
+
+def test_the_real_admin_at_their_usual_address_does_not_wait(make_user, settings) -> None:
+    settings.TRUSTED_PROXY_COUNT = 1
+    admin = make_user(password="Admin-pass-1", superuser=True)
+    office = through_the_proxy("192.0.2.10")
+    assert log_in(office, admin.username, "Admin-pass-1").status_code == 302
+    office.post("/logout/")
+
+    guess_from_many_addresses(admin.username, 12)
+    take_the_next_turn(admin.username)
+
+    assert log_in(office, admin.username, "Admin-pass-1").status_code == 302
+
+
+def test_one_addresses_pause_keeps_nobody_out_elsewhere(make_user, settings) -> None:
+    """Five wrong passwords pause that address for 15 minutes, not the user: from
+    another computer she logs in at once."""
+    settings.TRUSTED_PROXY_COUNT = 1
+    ada = make_user(password="Ada-pass-1")
+    shared_pc = through_the_proxy("198.51.100.1")
+    for _ in range(5):
+        log_in(shared_pc, ada.username, "guess")
+    paused = log_in(shared_pc, ada.username, "Ada-pass-1")
+    assert paused.status_code == 429 and "paused for 15 minutes" in paused.content.decode()
+
+    assert log_in(through_the_proxy("198.51.100.2"), ada.username, "Ada-pass-1").status_code == 302
+
+
+def test_a_right_password_does_not_count_as_a_try(make_user, settings) -> None:
+    """A class logs in many times a day: only wrong passwords bring the wait closer."""
+    settings.TRUSTED_PROXY_COUNT = 1
+    ada = make_user(password="Ada-pass-1")
+    for i in range(15):
+        pc = through_the_proxy(f"198.51.100.{i}")
+        assert log_in(pc, ada.username, "Ada-pass-1").status_code == 302
+
+
+def test_staff_can_let_a_user_name_in_again(make_user, settings) -> None:
+    """`manage.py axes_reset_username` forgets the name's tries too."""
+    settings.TRUSTED_PROXY_COUNT = 1
+    admin = make_user(password="Admin-pass-1", superuser=True)
+    guess_from_many_addresses(admin.username, 12)
+    take_the_next_turn(admin.username)
+
+    call_command("axes_reset_username", admin.username)
+
+    laptop = through_the_proxy("192.0.2.77")
+    assert log_in(laptop, admin.username, "Admin-pass-1").status_code == 302
+
+
+def test_without_redis_an_admin_still_logs_in(make_user, settings) -> None:
+    """Break glass while Redis is down: the per-name rule stands aside, the pair's
+    rule (in the database) still holds."""
+    settings.CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": "redis://127.0.0.1:9/0",  # nothing listens there
+        }
+    }
+    admin = make_user(password="Admin-pass-1", superuser=True)
+    for _ in range(5):
+        log_in(Client(), admin.username, "guess")
+    assert log_in(Client(), admin.username, "Admin-pass-1").status_code == 429
+
+    laptop = Client(REMOTE_ADDR="192.0.2.77")
+    assert log_in(laptop, admin.username, "Admin-pass-1").status_code == 302
+
+
+def test_the_waits_double_from_one_second_up_to_five_minutes() -> None:
+    """The site's numbers: ten free tries, then 1 s, 2 s, 4 s, ... at most 300 s
+    between two; the real user, anywhere, waits five minutes at most."""
+    assert [wait_after(n) for n in range(9, 21)] == [0, 1, 2, 4, 8, 16, 32, 64, 128, 256, 300, 300]
+
+    def guesses_within(seconds: int) -> int:
+        """Tries a patient attacker gets, each at the opening of its turn."""
+        tries, clock = 0, 0
+        while clock <= seconds:
+            tries += 1
+            clock += wait_after(tries)
+        return tries
+
+    # A botnet of a thousand addresses got 5 every 15 minutes from each, 480,000 a day.
+    assert [guesses_within(s) for s in (60, 3600, 86400)] == [15, 29, 305]
 
 
 # --- The address counted: a client cannot choose it -----------------------------------
