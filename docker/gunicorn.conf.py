@@ -30,5 +30,8 @@ max_requests_jitter = 200
 # Logs to stdout/stderr, where `docker compose logs` finds them.
 accesslog = "-"
 errorlog = "-"
-# The client's address as the proxy says it (X-Forwarded-For), the time in ms.
-access_log_format = '%({x-forwarded-for}i)s %(h)s "%(r)s" %(s)s %(b)s %(M)sms "%(a)s"'
+# The client's address as the proxy says it (X-Forwarded-For), the time in ms. The
+# request's method, path and protocol, never its query string (%(r)s, %(q)s): the OIDC
+# callback's carries the login's code and state, and logs are kept and copied; nor the
+# Referer (%(f)s), which may carry another page's.
+access_log_format = '%({x-forwarded-for}i)s %(h)s "%(m)s %(U)s %(H)s" %(s)s %(b)s %(M)sms "%(a)s"'
