@@ -3,28 +3,29 @@ directory, read by the task on a queue of its own (jobio/tasks.py), seen by thei
 owner (and staff) only.
 
 What one user may have at once (checked in one transaction holding their user row):
-DARSHAN_CHECKS_GOING checks not read yet, DARSHAN_USER_MAX_BYTES of uploaded logs
-waiting, DARSHAN_CHECKS_PER_HOUR started in an hour. A log that cannot be read leaves
-nothing behind: its check is deleted and only the reason is kept, in the cache for an
-hour, for its owner's page to show.
+DARSHAN_CHECKS_GOING logs not read yet, DARSHAN_USER_MAX_BYTES of logs waiting,
+DARSHAN_CHECKS_PER_HOUR checks started in an hour. Their lab runs' own logs count with
+their checks (`held`): a run's logs in line make a check wait, and the other way round
+(jobio/runs.py). A log that cannot be read leaves nothing behind: its check is deleted
+and only the reason is kept, in the cache for an hour, for its owner's page to show.
 """
 
 import logging
 import re
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.cache import cache
 from django.db import transaction
-from django.db.models import Sum
+from django.db.models import Count, Q, QuerySet, Sum
 from django.db.models.functions import Length
 from django.http import Http404
 from django.utils import timezone
 
-from jobio.models import CheckSource, JobCheck
+from jobio.models import CheckSource, JobCheck, RunLog
 from jobio.sandbox import too_big
 from portal.accounts import uid_of
 from portal.units import MiB
@@ -36,6 +37,9 @@ FAILURE_SECONDS = 3600
 TIME_MARGIN_SECONDS = 30
 # A check not begun this long after it was started lost its task in the queue.
 QUEUE_WAIT_SECONDS = 3600
+# A run's logs handed to the reader, whose read has not begun this long after, lost
+# their task (their run page says so, and they are no longer counted in line).
+RUN_LOGS_QUEUE_WAIT_SECONDS = 600
 
 
 class CheckRefused(Exception):
@@ -105,34 +109,84 @@ def _start(user: AbstractBaseUser, **fields: object) -> JobCheck:
     """Saves the check within the user's limits (CheckRefused beyond them). The caller
     has it read once committed (jobio/tasks.py: read_once_committed)."""
     with transaction.atomic():
-        get_user_model().objects.select_for_update().filter(pk=user.pk).first()
-        waiting = JobCheck.objects.filter(user=user, profile__isnull=True)
-        if waiting.count() >= settings.DARSHAN_CHECKS_GOING:
+        hold(user.pk)
+        line = held(user.pk, timezone.now())
+        if line.going >= settings.DARSHAN_CHECKS_GOING:
             raise CheckRefused(
-                f"{settings.DARSHAN_CHECKS_GOING} of your checks are being read: start the "
-                "next one once they are done."
+                f"{line.going} of your Darshan logs are being read (your checks, and your lab "
+                "runs' own), as many as one person may have at once: start the next check "
+                "once they are done."
             )
         size = len(fields.get("log") or b"")
-        held = waiting.aggregate(bytes=Sum(Length("log")))["bytes"] or 0
-        if held + size > settings.DARSHAN_USER_MAX_BYTES:
+        if line.bytes + size > settings.DARSHAN_USER_MAX_BYTES:
             raise CheckRefused(
-                "Your logs waiting to be read would be more than "
-                f"{settings.DARSHAN_USER_MAX_BYTES / MiB:,.0f} MiB: start this one once "
-                "they are done."
+                "Your logs waiting to be read (your checks', and your lab runs' own) would be "
+                f"more than {settings.DARSHAN_USER_MAX_BYTES / MiB:,.0f} MiB: start this one "
+                "once they are done."
             )
-        _count_start(user)
+        if not count_in_hour(user.pk, "starts", settings.DARSHAN_CHECKS_PER_HOUR):
+            raise CheckRefused(
+                f"You started {settings.DARSHAN_CHECKS_PER_HOUR} checks in this hour, as many "
+                "as one person may: start the next one in the next hour."
+            )
         return JobCheck.objects.create(user=user, **fields)
 
 
-def _count_start(user: AbstractBaseUser) -> None:
-    """One more start in this hour for `user`, or CheckRefused past the hourly limit."""
-    key = f"jobio:starts:{user.pk}:{int(timezone.now().timestamp()) // 3600}"
-    cache.add(key, 0, timeout=3600)
-    if cache.incr(key) > settings.DARSHAN_CHECKS_PER_HOUR:
-        raise CheckRefused(
-            f"You started {settings.DARSHAN_CHECKS_PER_HOUR} checks in this hour, as many as "
-            "one person may: start the next one in the next hour."
+# --- what one user has in line ----------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Held:
+    """A user's logs in line for the reader: their checks not read yet and their runs'
+    logs (waiting for a place, or sent); how many of them the reader has been handed
+    (`sent`: a check is sent as it starts); the bytes of them all."""
+
+    going: int
+    sent: int
+    bytes: int
+
+
+def hold(user_id: int) -> None:
+    """Holds the user's row until the transaction ends: what they have in line is
+    counted and added to by one request or task at a time."""
+    get_user_model().objects.select_for_update().filter(pk=user_id).first()
+
+
+def held(user_id: int, now: datetime) -> Held:
+    checks = JobCheck.objects.filter(user_id=user_id, profile__isnull=True).aggregate(
+        n=Count("pk"), bytes=Sum(Length("log"))
+    )
+    runs = runs_in_line(user_id, now).aggregate(
+        n=Count("pk"), sent=Count("pk", filter=Q(sent_at__isnull=False)), bytes=Sum(Length("logs"))
+    )
+    return Held(
+        going=checks["n"] + runs["n"],
+        sent=checks["n"] + runs["sent"],
+        bytes=(checks["bytes"] or 0) + (runs["bytes"] or 0),
+    )
+
+
+def runs_in_line(user_id: int, now: datetime) -> QuerySet[RunLog]:
+    """The user's runs' logs not read yet, waiting for a place or handed to the reader;
+    not those whose read was lost (handed over long ago and never begun, or begun and
+    never ended): their run page says so."""
+    return (
+        RunLog.objects.unread()
+        .filter(run__user_id=user_id)
+        .exclude(
+            sent_at__lt=now - timedelta(seconds=RUN_LOGS_QUEUE_WAIT_SECONDS),
+            read_started_at__isnull=True,
         )
+        .exclude(read_started_at__lt=now - timedelta(seconds=task_seconds()))
+    )
+
+
+def count_in_hour(user_id: int, kind: str, limit: int) -> bool:
+    """Counts one more `kind` (checks started, runs' logs taken) for the user in this
+    hour; False once that is more than `limit`."""
+    key = f"jobio:{kind}:{user_id}:{int(timezone.now().timestamp()) // 3600}"
+    cache.add(key, 0, timeout=3600)
+    return cache.incr(key) <= limit
 
 
 # --- ending a check -------------------------------------------------------------

@@ -46,6 +46,12 @@ class JobCheck(models.Model):
         return self.profile is None
 
 
+class RunLogQuerySet(models.QuerySet):
+    def unread(self) -> "RunLogQuerySet":
+        """Logs that came and have not been read (nor found unreadable) yet."""
+        return self.filter(profile__isnull=True, problem="", missing="")
+
+
 class RunLog(models.Model):
     """A lab run's own Darshan logs, one per process, as its job sent them (jobio/runs.py),
     and the profile read from them. Kept with the run (bounded: RUN_DARSHAN_MAX_BYTES)
@@ -58,15 +64,30 @@ class RunLog(models.Model):
     # The logs one after the other, and where each ends (checked when they arrived).
     logs = models.BinaryField(default=b"", editable=False)
     sizes = models.JSONField(default=list)
-    # Why the job sent no logs, in the portal's words (jobio/runs.py: MISSING).
-    missing = models.CharField(max_length=300, blank=True)
+    # Why the run has no logs, in the portal's words: the job said why it sent none
+    # (jobio/runs.py: MISSING), or the portal did not take them (too late, beyond their
+    # owner's limits: jobio/runs.py, receive).
+    missing = models.CharField(max_length=500, blank=True)
+    # When their read was handed to the reader's queue; none while they wait for one
+    # of their owner's DARSHAN_CHECKS_GOING places there (jobio/runs.py: send_next).
+    sent_at = models.DateTimeField(null=True, blank=True)
     read_started_at = models.DateTimeField(null=True, blank=True)
     profile = models.JSONField(null=True, blank=True)
     # Why the logs that came could not be read.
     problem = models.CharField(max_length=500, blank=True)
 
+    objects = RunLogQuerySet.as_manager()
+
     class Meta:
         verbose_name = "run's Darshan log"
+        indexes = [
+            # The few in line to be read, among every run's: looked at on each post.
+            models.Index(
+                fields=["received_at"],
+                name="runlog_unread",
+                condition=models.Q(profile__isnull=True, problem="", missing=""),
+            ),
+        ]
 
     def __str__(self) -> str:
         return f"Darshan logs of {self.run}"

@@ -3,17 +3,27 @@
 result sends the logs Darshan wrote, one per process, one after the other with their
 sizes in a header, or says why there are none. They are kept with the run, read in the
 sandbox on the darshan queue (jobio/tasks.py: read_run_logs), and the run page shows
-the profile with Check my job's charts, or one line saying why there is none."""
+the profile with Check my job's charts, or one line saying why there is none.
+
+The logs are the job owner's bytes, and reach the reader as an upload does, under the
+same per-user limits (jobio/checks.py): taken only from a run whose job recorded them,
+once, within RESULT_RETRY_SECONDS of the run's end; counted with their owner's checks
+in line and bytes waiting; at most RUN_DARSHAN_PER_HOUR runs' logs an hour. A run's
+logs beyond their owner's DARSHAN_CHECKS_GOING places with the reader wait for one (a
+trainee's runs end together), as runs wait for a slot: `send_next`. Their job is told a
+refusal in one line (403, final for it); the run page says it in a trainee's words."""
 
 import re
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
+from typing import NamedTuple
 
 from django.conf import settings
-from django.db import IntegrityError, transaction
+from django.db import transaction
 from django.utils import timezone
 
 from exercises.advisor.profile import IOProfile
+from jobio import checks
 from jobio.models import RunLog
 from jobio.sandbox import LogUnreadable, parse_run_logs
 from jobs.models import BenchmarkRun, RunStatus
@@ -41,30 +51,123 @@ IN_MEMORY = (
 )
 # At most as many logs as the job script sends (a process each, and their parent).
 SIZES = re.compile(rf"[0-9]{{1,9}}(,[0-9]{{1,9}}){{0,{DARSHAN_LOGS_MAX - 1}}}")
+# Why the portal did not take a run's logs: the job is told the first in one line,
+# the run page says the second (kept in RunLog.missing).
+LATE = (
+    "a run's Darshan logs are taken for {seconds} s after it ended: these came later",
+    "The run's Darshan logs came more than {minutes:g} minutes after the run ended, when the "
+    "portal no longer takes them (a job sends them within seconds of its figure), so they "
+    "were not kept. Its figure is not affected.",
+)
+OVER_BYTES = (
+    "its owner's Darshan logs waiting to be read would be more than {mib:,.0f} MiB",
+    "The run's Darshan logs were not kept: with them, your Darshan logs waiting to be read "
+    "(your lab runs' and your checks') would have been more than {mib:,.0f} MiB, as much as "
+    "one person may have waiting. Its figure is not affected: run the exercise again once "
+    "the others are read to see its I/O profile.",
+)
+OVER_HOUR = (
+    "its owner's runs sent Darshan logs {limit} times this hour, as many as are taken",
+    "The run's Darshan logs were not kept: the portal had already taken the logs of {limit} "
+    "of your runs in that hour, as many as it reads for one person in an hour. Its figure is "
+    "not affected: run the exercise again in the next hour to see its I/O profile.",
+)
 # A job sends its logs right after its result; beyond this, none is coming.
 LOGS_GRACE_SECONDS = 120
-# Logs whose read has not begun this long after they came lost their task.
-LOGS_QUEUE_WAIT_SECONDS = 600
+# Logs handed to the reader whose read has not begun this long after lost their task.
+LOGS_QUEUE_WAIT_SECONDS = checks.RUN_LOGS_QUEUE_WAIT_SECONDS
+
+
+class Refusal(NamedTuple):
+    job: str  # the line the job gets
+    page: str  # what the run page says
 
 
 def receive(
     run: BenchmarkRun, token: str, body: bytes, sizes: str | None, missing: str | None
 ) -> RunLog:
-    """Keeps what the job sent, once (409 for a second post); the caller has the logs
-    read (jobio/tasks.py). ResultRefused (403, 400, 409) says why not."""
+    """Keeps what the job sent, once (409 for a second post), within the rules above;
+    logs handed to the reader at once have `sent_at`, and the caller has them read
+    (jobio/tasks.py). ResultRefused (403, 400, 409) says why not; a refusal of logs
+    that came in time for a recorded run is kept, for the run page to say."""
     check_token(run, token)
+    if not recorded(run):
+        raise ResultRefused(
+            403, "this run's job did not record it with Darshan: it has no logs to send"
+        )
     if missing is not None:
         if missing not in MISSING:
             raise ResultRefused(400, f"X-Darshan-Missing must be one of {', '.join(MISSING)}")
         row = RunLog(run=run, missing=MISSING[missing].format(max_mib=max_mib()))
     else:
         row = RunLog(run=run, logs=body, sizes=parse_sizes(sizes or "", len(body)))
-    try:
-        with transaction.atomic():
+    now = timezone.now()
+    row.received_at = now
+    with transaction.atomic():
+        checks.hold(run.user_id)
+        if RunLog.objects.filter(run=run).exists():
+            raise ResultRefused(409, "this run's Darshan logs were received already")
+        line = checks.held(run.user_id, now)
+        refused = _refusal(run, len(body) if row.sizes else None, line, now)
+        if refused:
+            row = RunLog.objects.create(run=run, received_at=now, missing=refused.page)
+        else:
+            if row.sizes and line.sent < settings.DARSHAN_CHECKS_GOING:
+                row.sent_at = now
             row.save(force_insert=True)
-    except IntegrityError:
-        raise ResultRefused(409, "this run's Darshan logs were received already") from None
+    if refused:
+        raise ResultRefused(403, f"{refused.job}: not kept")
     return row
+
+
+def _refusal(
+    run: BenchmarkRun, size: int | None, line: checks.Held, now: datetime
+) -> Refusal | None:
+    """Why these logs (`size` bytes; None: the job said why it has none) are not taken,
+    if they are not, its owner having `line` in line. Called holding the owner's row."""
+    if run.result_received_at is None:
+        # Nothing kept: only a job that delivered its result sends logs, right after it.
+        raise ResultRefused(
+            403, "this run's result has not arrived: a job sends its Darshan logs after it"
+        )
+    ended = min(t for t in (run.result_received_at, run.ended_at) if t is not None)
+    window = settings.RESULT_RETRY_SECONDS
+    if now > ended + timedelta(seconds=window):
+        job, page = LATE
+        return Refusal(job.format(seconds=window), page.format(minutes=window / 60))
+    if size is None:
+        return None
+    if line.bytes + size > settings.DARSHAN_USER_MAX_BYTES:
+        job, page = OVER_BYTES
+        mib = settings.DARSHAN_USER_MAX_BYTES / MiB
+        return Refusal(job.format(mib=mib), page.format(mib=mib))
+    if not checks.count_in_hour(run.user_id, "run-logs", settings.RUN_DARSHAN_PER_HOUR):
+        job, page = OVER_HOUR
+        limit = settings.RUN_DARSHAN_PER_HOUR
+        return Refusal(job.format(limit=limit), page.format(limit=limit))
+    return None
+
+
+def send_next(user_id: int) -> list[int]:
+    """Hands the user's runs' logs that wait for a place to the reader, oldest first,
+    while fewer than DARSHAN_CHECKS_GOING of theirs (checks included) are with it.
+    Returns the runs whose logs the caller is to have read (jobio/tasks.py)."""
+    now = timezone.now()
+    with transaction.atomic():
+        checks.hold(user_id)
+        room = settings.DARSHAN_CHECKS_GOING - checks.held(user_id, now).sent
+        if room <= 0:
+            return []
+        waiting = checks.runs_in_line(user_id, now).filter(sent_at__isnull=True)
+        run_ids = list(waiting.order_by("received_at").values_list("pk", flat=True)[:room])
+        RunLog.objects.filter(pk__in=run_ids).update(sent_at=now)
+    return run_ids
+
+
+def users_waiting(limit: int = 100) -> list[int]:
+    """Users whose runs' logs wait for a place (a sweep hands them on: jobio/tasks.py)."""
+    waiting = RunLog.objects.unread().filter(sent_at__isnull=True)
+    return list(waiting.values_list("run__user_id", flat=True).distinct().order_by()[:limit])
 
 
 def parse_sizes(header: str, length: int) -> list[int]:
@@ -84,9 +187,11 @@ def max_mib() -> float:
 def read(run_id: int) -> None:
     """Reads the run's logs into its profile, or keeps why they cannot be read.
     Idempotent: logs already begun, read or given up on are left as they are."""
-    begun = RunLog.objects.filter(
-        pk=run_id, read_started_at__isnull=True, profile__isnull=True, problem="", missing=""
-    ).update(read_started_at=timezone.now())
+    begun = (
+        RunLog.objects.unread()
+        .filter(pk=run_id, read_started_at__isnull=True)
+        .update(read_started_at=timezone.now())
+    )
     row = RunLog.objects.filter(pk=run_id).first() if begun else None
     if row is None:
         return
@@ -147,10 +252,17 @@ def of_run(run: BenchmarkRun, read_seconds: int) -> RunProfile:
         started = row.read_started_at
         if started and now - started > timedelta(seconds=read_seconds):
             return RunProfile(reason="Reading the run's Darshan logs did not finish.")
-        if not started and now - row.received_at > timedelta(seconds=LOGS_QUEUE_WAIT_SECONDS):
+        since = row.sent_at or row.received_at
+        if not started and now - since > timedelta(seconds=LOGS_QUEUE_WAIT_SECONDS):
             return RunProfile(
                 reason="The run's Darshan logs were never read: the portal's task queue did "
                 "not take them. Ask the administrators to look at the darshan worker."
+            )
+        if not row.sent_at:
+            return RunProfile(
+                reason="The run's Darshan logs wait for your others to be read: the portal "
+                f"reads {settings.DARSHAN_CHECKS_GOING} of one person's at a time…",
+                following=True,
             )
         return RunProfile(reason="Reading the run's Darshan logs…", following=True)
     if not recorded(run):

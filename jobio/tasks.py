@@ -15,6 +15,7 @@ from jobio import checks, runs
 from jobio.logdir import LookupRefused, fetch
 from jobio.models import CheckSource, JobCheck
 from jobio.sandbox import LogUnreadable, parse_bytes_with_site_limits
+from jobs.models import BenchmarkRun
 
 log = logging.getLogger(__name__)
 
@@ -52,6 +53,14 @@ def read_check(check_id: str) -> None:
     if check is None:
         return
     try:
+        _read(check)
+    finally:
+        # Its place with the reader is free: a run's logs waiting for one take it.
+        send_waiting_run_logs(check.user_id)
+
+
+def _read(check: JobCheck) -> None:
+    try:
         data = _log_of(check)
         profile = parse_bytes_with_site_limits(data)
     except (LookupRefused, LogUnreadable) as e:
@@ -88,6 +97,9 @@ def _log_of(check: JobCheck) -> bytes:
 @shared_task(name="jobio.tasks.end_lost_checks")
 def end_lost_checks() -> None:
     checks.end_lost()
+    # Runs' logs whose owner has a place free (a read lost, a message not taken).
+    for user_id in runs.users_waiting():
+        send_waiting_run_logs(user_id)
 
 
 def read_run_logs_once_committed(run_id: int) -> None:
@@ -113,3 +125,15 @@ def read_run_logs(run_id: int) -> None:
         runs.read(run_id)
     except SoftTimeLimitExceeded:
         log.warning("run %s: reading its Darshan logs took too long", run_id)
+    finally:
+        # Its place with the reader is free: the owner's next logs waiting take it.
+        owner = BenchmarkRun.objects.filter(pk=run_id).values_list("user_id", flat=True).first()
+        if owner is not None:
+            send_waiting_run_logs(owner)
+
+
+def send_waiting_run_logs(user_id: int) -> None:
+    """Has the user's runs' logs that wait for a place with the reader read, as many
+    as have one now (jobio/runs.py: send_next)."""
+    for run_id in runs.send_next(user_id):
+        read_run_logs_once_committed(run_id)

@@ -139,7 +139,7 @@ def run_logs(request: HttpRequest, key: str) -> HttpResponse:
         )
     except ResultRefused as e:
         return HttpResponse(f"{e}\n", status=e.status, content_type="text/plain")
-    if row.sizes:
+    if row.sent_at:
         read_run_logs_once_committed(run.pk)
     return HttpResponse("accepted\n", status=202, content_type="text/plain")
 

@@ -512,6 +512,12 @@ if RUN_DARSHAN_RUNTIME and not re.fullmatch(r"/[A-Za-z0-9._/+-]+\.so[0-9.]*", RU
         "RUN_DARSHAN_RUNTIME must be the absolute path of libdarshan.so on the compute nodes"
     )
 RUN_DARSHAN_MAX_BYTES = envint("RUN_DARSHAN_MAX_BYTES", str(2 * 2**20))
+# Runs' logs go to the same reader, counted with their owner's checks in line and bytes
+# waiting (those beyond DARSHAN_CHECKS_GOING wait for a place), but not in the checks
+# of an hour: at most RUN_DARSHAN_PER_HOUR runs' logs a user per hour, more are not
+# kept. 120: every exercise of the dev site on each target it records (45 runs) twice
+# over, with room; a loop of short runs (8 at once, seconds each) is held to it.
+RUN_DARSHAN_PER_HOUR = envint("RUN_DARSHAN_PER_HOUR", "120")
 # Runs on a target in memory are not recorded: Darshan's quarter of a microsecond per
 # call slows a million 4 KiB writes a second by a quarter (make bench, darshan.json),
 # far beyond the run-to-run spread. True records them too (make bench does, to say so).

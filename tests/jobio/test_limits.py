@@ -28,7 +28,7 @@ def test_a_third_check_at_once_is_refused(make_user) -> None:
     ada = make_user()
     start(ada), start(ada)
 
-    with pytest.raises(checks.CheckRefused, match="2 of your checks are being read"):
+    with pytest.raises(checks.CheckRefused, match="2 of your Darshan logs are being read"):
         start(ada)
     start(make_user())  # someone else's are theirs
 
@@ -61,7 +61,7 @@ def test_the_upload_page_says_why_a_check_is_refused(client, make_user, vsc3) ->
     answer = client.post(reverse("jobio:upload"), {"log": data})
 
     assert answer.status_code == 400
-    assert "2 of your checks are being read" in answer.content.decode()
+    assert "2 of your Darshan logs are being read" in answer.content.decode()
 
 
 def test_checks_whose_reader_was_lost_end_with_a_reason(make_user) -> None:

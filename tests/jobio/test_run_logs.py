@@ -264,7 +264,8 @@ def test_logs_whose_read_never_began_say_so_and_are_not_followed_for_ever(client
     url = f"/check-my-job/runs/{run.key}/profile"
     assert client.get(url).status_code == 200  # reading: followed
 
-    RunLog.objects.update(received_at=timezone.now() - timedelta(hours=1))
+    an_hour_ago = timezone.now() - timedelta(hours=1)
+    RunLog.objects.filter(run=run).update(received_at=an_hour_ago, sent_at=an_hour_ago)
     answer = client.get(url)
 
     assert answer.status_code == 286
