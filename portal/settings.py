@@ -118,7 +118,10 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
-    # First: a body beyond its path's limit is refused before anything reads it (the
+    # Outermost, reading nothing of the request: every answer carries the
+    # Content-Security-Policy (portal/csp.py), a 413 too.
+    "portal.csp.ContentSecurityPolicy",
+    # First to read: a body beyond its path's limit is refused before anything reads it (the
     # CSRF check reads every POST's form).
     "portal.limits.RequestBodyLimit",
     "django.middleware.security.SecurityMiddleware",
@@ -365,6 +368,19 @@ SECURE_HSTS_SECONDS = envint("SECURE_HSTS_SECONDS", "0")
 SECURE_HSTS_INCLUDE_SUBDOMAINS = envbool("SECURE_HSTS_INCLUDE_SUBDOMAINS", "false")
 SECURE_HSTS_PRELOAD = envbool("SECURE_HSTS_PRELOAD", "false")
 X_FRAME_OPTIONS = "DENY"  # no page of the portal is meant to be framed
+# The Content-Security-Policy of every answer (portal/csp.py): scripts, styles and the
+# rest from the portal itself, nothing inline (the favicon is a data: URL). No
+# form-action: logging out posts to the portal, which sends a single sign-on user on to
+# the provider's logout, and Chromium holds a form's redirects to it too.
+SECURE_CSP = {
+    "default-src": ["'self'"],
+    "script-src": ["'self'"],
+    "style-src": ["'self'"],
+    "img-src": ["'self'", "data:"],
+    "object-src": ["'none'"],
+    "base-uri": ["'none'"],
+    "frame-ancestors": ["'none'"],
+}
 
 # Redis: the Celery broker and the cache (the submission rate limit, the sync's marks,
 # the class's figures, the quota round's lock, Check my job's counts). Its
