@@ -33,7 +33,7 @@ class JobCheckAdmin(admin.ModelAdmin):
 
 @admin.register(RunLog)
 class RunLogAdmin(admin.ModelAdmin):
-    list_display = ("received_at", "run", "size", "read", "problem", "missing")
+    list_display = ("received_at", "run", "size", "read", "problem", "missing", "logs_dropped_at")
     list_select_related = ("run",)
     search_fields = ("run__key", "run__cluster_username")
     date_hierarchy = "received_at"

@@ -49,13 +49,16 @@ class JobCheck(models.Model):
 class RunLogQuerySet(models.QuerySet):
     def unread(self) -> "RunLogQuerySet":
         """Logs that came and have not been read (nor found unreadable) yet."""
-        return self.filter(profile__isnull=True, problem="", missing="")
+        return self.filter(
+            profile__isnull=True, problem="", missing="", logs_dropped_at__isnull=True
+        )
 
 
 class RunLog(models.Model):
     """A lab run's own Darshan logs, one per process, as its job sent them (jobio/runs.py),
     and the profile read from them. Kept with the run (bounded: RUN_DARSHAN_MAX_BYTES)
-    and removed with it."""
+    and removed with it; the logs themselves only as long as retention keeps them
+    (jobs/retention.py), the profile for good."""
 
     run = models.OneToOneField(
         "jobs.BenchmarkRun", on_delete=models.CASCADE, primary_key=True, related_name="darshan"
@@ -75,6 +78,8 @@ class RunLog(models.Model):
     profile = models.JSONField(null=True, blank=True)
     # Why the logs that came could not be read.
     problem = models.CharField(max_length=500, blank=True)
+    # When retention dropped the logs (the profile stays).
+    logs_dropped_at = models.DateTimeField(null=True, blank=True)
 
     objects = RunLogQuerySet.as_manager()
 
@@ -86,6 +91,12 @@ class RunLog(models.Model):
                 fields=["received_at"],
                 name="runlog_unread",
                 condition=models.Q(profile__isnull=True, problem="", missing=""),
+            ),
+            # The logs still kept, by when they came: what retention looks through.
+            models.Index(
+                fields=["received_at"],
+                name="runlog_logs_kept",
+                condition=models.Q(logs_dropped_at__isnull=True, missing=""),
             ),
         ]
 

@@ -20,7 +20,8 @@ from typing import NamedTuple
 
 from django.conf import settings
 from django.db import transaction
-from django.utils import timezone
+from django.db.models import F, Q
+from django.utils import dateformat, timezone
 
 from exercises.advisor.profile import IOProfile
 from jobio import checks
@@ -28,6 +29,7 @@ from jobio.models import RunLog
 from jobio.sandbox import LogUnreadable, parse_run_logs
 from jobs.models import BenchmarkRun, RunStatus
 from jobs.results import ResultRefused, check_token
+from jobs.retention import Kept, OctetLength
 from jobs.scripts import DARSHAN_LOGS_MAX
 from portal.units import MiB
 
@@ -76,6 +78,8 @@ OVER_HOUR = (
 LOGS_GRACE_SECONDS = 120
 # Logs handed to the reader whose read has not begun this long after lost their task.
 LOGS_QUEUE_WAIT_SECONDS = checks.RUN_LOGS_QUEUE_WAIT_SECONDS
+# Logs still unread a day after they came never will be: retention may drop them.
+LOGS_GIVEN_UP_SECONDS = 24 * 3600
 
 
 class Refusal(NamedTuple):
@@ -249,6 +253,11 @@ def of_run(run: BenchmarkRun, read_seconds: int) -> RunProfile:
             return RunProfile(reason=row.missing)
         if row.problem:
             return RunProfile(reason=f"The run's Darshan logs could not be read. {row.problem}")
+        if row.logs_dropped_at:
+            when = dateformat.format(timezone.localtime(row.logs_dropped_at), "j F Y")
+            return RunProfile(
+                reason=f"The run's Darshan logs were never read, and were dropped on {when}."
+            )
         started = row.read_started_at
         if started and now - started > timedelta(seconds=read_seconds):
             return RunProfile(reason="Reading the run's Darshan logs did not finish.")
@@ -283,3 +292,26 @@ def of_run(run: BenchmarkRun, read_seconds: int) -> RunProfile:
         reason="No Darshan log arrived from the job after its result (it may have been "
         "stopped before sending them, or could not reach the portal)."
     )
+
+
+# --- retention (jobs/retention.py) -------------------------------------------------
+
+
+def _logs_held(now: datetime):
+    """Runs' logs still kept whose reading is over (read, unreadable, or given up)."""
+    given_up = now - timedelta(seconds=LOGS_GIVEN_UP_SECONDS)
+    return (
+        RunLog.objects.filter(logs_dropped_at__isnull=True, missing="")
+        .filter(Q(profile__isnull=False) | ~Q(problem="") | Q(received_at__lt=given_up))
+        .annotate(user_id=F("run__user_id"), at=F("received_at"), size=OctetLength("logs"))
+    )
+
+
+def _drop_logs(run_ids: list[int], now: datetime) -> int:
+    return RunLog.objects.filter(pk__in=run_ids, logs_dropped_at__isnull=True).update(
+        logs=b"", logs_dropped_at=now
+    )
+
+
+# Registered by jobio's ready(): the logs count in their owner's cap with their outputs.
+KEPT_LOGS = Kept("runs' Darshan logs", _logs_held, _drop_logs)

@@ -96,6 +96,9 @@ class BenchmarkRun(models.Model):
     result_received_at = models.DateTimeField(null=True, blank=True)
     benchmark_exit_code = models.IntegerField(null=True, blank=True)
     raw_output = models.TextField(blank=True)
+    # When the raw output was dropped (jobs/retention.py): it came, was read, and is
+    # no longer kept; its figures, or why there are none, stay.
+    raw_output_dropped_at = models.DateTimeField(null=True, blank=True)
     parse_error = models.TextField(blank=True)
     # Reading the output (jobs/results.py): when its task was last sent, and how many
     # times a reader started on it (a reader killed twice does not get a third go).
@@ -108,6 +111,14 @@ class BenchmarkRun(models.Model):
             models.Index(fields=["user", "-created_at"]),
             models.Index(fields=["exercise", "status"]),
             models.Index(fields=["course", "exercise"]),
+            # The outputs still kept, by when they came: what retention looks through.
+            models.Index(
+                fields=["result_received_at"],
+                name="run_output_kept",
+                condition=models.Q(
+                    result_received_at__isnull=False, raw_output_dropped_at__isnull=True
+                ),
+            ),
         ]
 
     def __str__(self) -> str:

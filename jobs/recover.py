@@ -43,6 +43,13 @@ def attach(run: BenchmarkRun, read: Callable[[BenchmarkRun], str] | None = None)
     """Reads the run's output from its job's output file (with `read`, by default
     read_own_file) and stores it as if the job had posted it. Returns what was done;
     RecoveryRefused says why not."""
+    if run.raw_output_dropped_at is not None:
+        # It came and was read; retention dropped the text, not the figures.
+        raise RecoveryRefused(
+            f"Run {run.key} had its output, read when it came and dropped on "
+            f"{run.raw_output_dropped_at:%Y-%m-%d} (RAW_OUTPUT_RETENTION_DAYS, "
+            "RAW_OUTPUT_USER_MAX_MB): it is not attached again."
+        )
     if run.result_received_at is not None:
         raise RecoveryRefused(f"Run {run.key} has its output already: nothing to attach.")
     if run.slurm_job_id is None:

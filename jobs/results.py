@@ -99,10 +99,14 @@ def ingest(run_id: int) -> None:
     attempt is counted before the parser runs, so an output whose reading was
     killed (the task's hard time limit, a worker lost) is marked, not read forever."""
     tried = BenchmarkRun.objects.filter(
-        pk=run_id, result_received_at__isnull=False, result__isnull=True, parse_error=""
+        pk=run_id,
+        result_received_at__isnull=False,
+        result__isnull=True,
+        parse_error="",
+        raw_output_dropped_at__isnull=True,
     ).update(ingest_attempts=F("ingest_attempts") + 1)
     if not tried:
-        return  # gone, not received yet, already read, or already marked
+        return  # gone, not received yet, already read, already marked, or dropped
     run = BenchmarkRun.objects.only(
         "engine", "raw_output", "benchmark_exit_code", "ingest_attempts"
     ).get(pk=run_id)
@@ -166,6 +170,7 @@ def send_stranded() -> int:
         result_received_at__lte=due,
         result__isnull=True,
         parse_error="",
+        raw_output_dropped_at__isnull=True,  # never an output retention emptied
     )
     run_ids = list(stranded.values_list("pk", flat=True)[:INGEST_STRANDED_PER_CYCLE])
     if not run_ids:

@@ -3,7 +3,8 @@ lives beside its work and keeps the name it had here ("jobs.tasks.<name>"), whic
 the beat schedule and messages already queued use."""
 
 from jobs.results import ingest_result
+from jobs.retention import drop_raw_outputs
 from jobs.submission import submit_run, submit_runs
 from jobs.sync import sync_runs
 
-__all__ = ["ingest_result", "submit_run", "submit_runs", "sync_runs"]
+__all__ = ["drop_raw_outputs", "ingest_result", "submit_run", "submit_runs", "sync_runs"]

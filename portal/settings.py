@@ -489,6 +489,18 @@ RESULT_RETRY_SECONDS = envint("RESULT_RETRY_SECONDS", "600")
 # After Slurm says COMPLETED, how long a missing result is awaited before the run
 # says its result never arrived.
 RESULT_GRACE_SECONDS = envint("RESULT_GRACE_SECONDS", "60")
+# What a run keeps only to show what came (jobs/retention.py): its raw output and its
+# Darshan logs go RAW_OUTPUT_RETENTION_DAYS after they came, and beyond
+# RAW_OUTPUT_USER_MAX_MB (MiB) per user, their oldest first; the figures and profiles
+# read from them stay. 0: no such limit. 200 MiB holds a course's runs many times over
+# (fio's output is 5-50 KiB, Darshan's logs about 2 KiB a process: over 2,000 runs), and
+# still 33 runs of the largest a run may keep (4 MiB of output, 2 MiB of logs).
+RAW_OUTPUT_RETENTION_DAYS = envint("RAW_OUTPUT_RETENTION_DAYS", "90")
+RAW_OUTPUT_USER_MAX_MB = envint("RAW_OUTPUT_USER_MAX_MB", "200")
+if RAW_OUTPUT_RETENTION_DAYS < 0 or RAW_OUTPUT_USER_MAX_MB < 0:
+    raise ImproperlyConfigured(
+        "RAW_OUTPUT_RETENTION_DAYS and RAW_OUTPUT_USER_MAX_MB must be 0 (no limit) or more"
+    )
 JOB_PATH = os.getenv("JOB_PATH", "/usr/local/bin:/usr/bin:/bin")
 # How a job starts the ranks of an MPI benchmark (IOR, mdtest) inside its allocation;
 # the job script adds "-n RANKS" and the program. Sites differ: `srun --mpi=pmix` (or
@@ -580,6 +592,8 @@ CELERY_BEAT_SCHEDULE = {
     },
     # Ends Darshan checks whose reader was lost (a worker killed, a restart).
     "end-lost-checks": {"task": "jobio.tasks.end_lost_checks", "schedule": 60},
+    # Drops raw outputs and runs' logs past RAW_OUTPUT_RETENTION_DAYS or the user's cap.
+    "drop-raw-outputs": {"task": "jobs.tasks.drop_raw_outputs", "schedule": 600},
 }
 
 LOGGING = {
