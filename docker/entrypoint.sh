@@ -14,8 +14,9 @@
 #               concurrency 1): what a job posts is its owner's text, read within the
 #               task's time limits, never on the workers that submit runs
 #   darshan     Celery worker that reads the Darshan logs users send (queue "darshan",
-#               concurrency 2). It runs as root with a few capabilities (compose.yaml)
-#               to start each log's reader as DARSHAN_SANDBOX_USER, which keeps none
+#               concurrency 2), as the image's user with no capability: each log's
+#               reader is started as DARSHAN_SANDBOX_USER by storagelab-sandbox, whose
+#               file capabilities compose.yaml lets it use (and nothing else)
 #   beat        Celery beat (the sync every SYNC_INTERVAL_SECONDS, quota rounds); its
 #               schedule file lives in /var/lib/storagelab (a volume). One beat only.
 #   manage ...  python manage.py ..., e.g. `manage load_site_profile NAME`,
@@ -26,7 +27,7 @@
 # Every setting comes from the environment (docker/site.env, the README's table).
 # Secrets come from files, never from the environment: SECRET_KEY_FILE,
 # DB_PASSWORD_FILE, SLURM_JWT_KEY_FILE (compose mounts docker/secrets/ at
-# /run/secrets). They must be readable by this image's user, UID 10001.
+# /run/secrets). They must be readable by this image's user, UID 65532 (PORTAL_UIDS).
 #
 # Jobs run only as accounts the system knows (portal/accounts.py: getent passwd), so
 # the containers must see the cluster's accounts through NSS: mount the host's
@@ -56,7 +57,7 @@ check_secret_files() {
 # mounted (or SSSD's pipes are not). Only a warning: SSSD may not enumerate users.
 check_accounts() {
   local min=${CLUSTER_UID_MIN:-1000}
-  if ! getent passwd | awk -F: -v min="$min" '$3 >= min && $3 < 65534 && $3 != 10001 {found = 1} END {exit !found}'; then
+  if ! getent passwd | awk -F: -v min="$min" -v own="${PORTAL_UIDS:-}" '$3 >= min && $3 < 65534 && $3 != own {found = 1} END {exit !found}'; then
     say "warning: no account with a UID of at least $min is known here (getent passwd):" \
       "mount the host's /etc/passwd and /etc/group, or SSSD's pipes, or no job can run"
   fi

@@ -3,21 +3,21 @@
 libdarshan-util is C, with known faults on damaged logs (a double free on one cut
 short), and a crafted log could make it loop, eat memory or worse. So a log is read by
 a fresh Python (`python -I -c CHILD`, no Django, no fork of a worker's threads) that:
+- is started as DARSHAN_SANDBOX_USER by storagelab-sandbox (DARSHAN_SANDBOX_HELPER,
+  docker/sandbox/): the worker itself is no root and holds no capability; that small
+  program alone may switch to the sandbox user (file capabilities), stays the reader's
+  parent, and takes it down when it is killed (PR_SET_PDEATHSIG), wherever it went;
 - gets the log on its standard input, in an anonymous memory file (memfd): no path,
   nothing on a disk another user could read;
 - has an empty environment (no secret comes in by it) and no file descriptor but its
   three standard ones (and, for a lab run's logs, one memory file per log);
-- imports its code, then gives up the worker's identity for DARSHAN_SANDBOX_USER's,
-  the network, programs, and all but a little memory, CPU time, processes and files
-  (jobio/confine.py) before it opens the log;
+- imports its code, then gives up the network, programs, other processes and all but a
+  little memory, CPU time and files (jobio/confine.py) before it opens the log;
 - answers one line of JSON on stdout: the profile, or why the log cannot be read. The
   answer is read up to a bound and checked like any input (IOProfile.from_json).
-It is killed with all it started after DARSHAN_PARSE_SECONDS, and waited for a bounded
-time after that (portal/children.py).
-
-The worker must be root (or hold CAP_SETUID, CAP_SETGID and, to stop the child, CAP_KILL)
-to start the child as the sandbox user; where it cannot, no log is read and the check
-says so.
+It is killed after DARSHAN_PARSE_SECONDS, and waited for a bounded time after that
+(portal/children.py). Where the sandbox cannot be made (no sandbox user, no
+storagelab-sandbox, one built for another user), no log is read and the check says so.
 """
 
 import json
@@ -31,10 +31,12 @@ from django.conf import settings
 
 from exercises.advisor.profile import IOProfile
 from jobio.profile import CUT_SHORT, LogUnreadable
-from portal.accounts import passwd_entry
+from portal import accounts
 from portal.children import run_bounded
 from portal.units import MiB
 
+# storagelab-sandbox's status when it could not start the reader (its words on stderr).
+HELPER_REFUSED = 126
 # The most the child may say: a profile is a few KiB.
 ANSWER_MAX_BYTES = 1 * MiB
 PROJECT_DIR = Path(__file__).resolve().parent.parent
@@ -119,21 +121,11 @@ def site_limits() -> dict[str, float | int]:
 
 
 def sandbox_ids() -> tuple[int, int]:
-    """DARSHAN_SANDBOX_USER's UID and GID: a name the system knows, or "UID:GID"."""
-    name = settings.DARSHAN_SANDBOX_USER
-    uid_text, colon, gid_text = name.partition(":")
-    if colon and uid_text.isdigit() and gid_text.isdigit():
-        ids = int(uid_text), int(gid_text)
-    else:
-        entry = passwd_entry(name)
-        if entry is None:
-            reason = f"there is no sandbox user {name!r} on this host"
-            raise SandboxUnavailable(NOT_SET_UP.format(reason=reason))
-        ids = entry.pw_uid, entry.pw_gid
-    if 0 in ids:
-        reason = "the sandbox user must not be root"
-        raise SandboxUnavailable(NOT_SET_UP.format(reason=reason))
-    return ids
+    """DARSHAN_SANDBOX_USER's UID and GID (portal/accounts.py), or SandboxUnavailable."""
+    try:
+        return accounts.sandbox_ids()
+    except accounts.SandboxUnknown as e:
+        raise SandboxUnavailable(NOT_SET_UP.format(reason=str(e))) from None
 
 
 def run_confined(
@@ -156,8 +148,9 @@ def run_confined(
     try:
         os.write(log, data)  # memfd writes are whole: it is memory
         os.lseek(log, 0, os.SEEK_SET)
-        return run_bounded(
-            [sys.executable, "-I", "-c", PROLOGUE + program, json.dumps(limits), json.dumps(fds)],
+        argv = [sys.executable, "-I", "-c", PROLOGUE + program, json.dumps(limits), json.dumps(fds)]
+        code, stdout, stderr = run_bounded(
+            [settings.DARSHAN_SANDBOX_HELPER, *argv],
             seconds=seconds,
             output_max=ANSWER_MAX_BYTES,
             cwd=PROJECT_DIR,
@@ -173,8 +166,16 @@ def run_confined(
             f"Reading this log took longer than {seconds:g} s, so it was stopped: a real "
             "log of one job reads in a second. Is it damaged?"
         ) from None
+    # No such helper, or one this user may not run (TimeoutError, an OSError, is above).
+    except OSError as e:
+        reason = f"{settings.DARSHAN_SANDBOX_HELPER} cannot be run: {e.strerror}"
+        raise SandboxUnavailable(NOT_SET_UP.format(reason=reason)) from None
     finally:
         os.close(log)
+    if code == HELPER_REFUSED and stderr.startswith(b"storagelab-sandbox:"):
+        reason = stderr.decode(errors="replace").strip().splitlines()[0][:300]
+        raise SandboxUnavailable(NOT_SET_UP.format(reason=reason))
+    return code, stdout, stderr
 
 
 def _limit_memory(memory_bytes: int) -> None:

@@ -6,14 +6,20 @@ could otherwise sign a token for any name, and a token for Slurm's own user
 
 System accounts are refused whatever their UID: root (UID 0 under any name), Slurm's
 own user (SlurmUser in slurm.conf, or SLURM_USER), the portal's service user,
-`nobody` (UID 65534), and every UID outside [CLUSTER_UID_MIN, CLUSTER_UID_MAX]
-(Debian's login.defs gives people 1000-60000; `slurm` is 64030 on Debian).
+`nobody` (UID 65534), every UID outside [CLUSTER_UID_MIN, CLUSTER_UID_MAX] (Debian's
+login.defs gives people 1000-60000; `slurm` is 64030 on Debian), and the portal's own
+identities: the UID it runs as (which owns its secrets, the JWT key among them), the
+Darshan reader's sandbox user, and PORTAL_UIDS (the image's user, 65532, where a
+container runs as another). A site whose directory hands out such a UID to a person
+would otherwise give that person the portal's files.
 
 Checked when an account is linked to a login (the model, so the admin too) and
 again for every request to slurmrestd made as a user (jobs/slurm/client.py)."""
 
+import os
 import pwd
 import re
+from contextlib import suppress
 from functools import cache
 from pathlib import Path
 
@@ -54,6 +60,11 @@ def job_account_problem(username: str) -> str | None:
             f"{username} is a system account (Slurm's own, the portal's or nobody): jobs run "
             "only as people's own accounts."
         )
+    if uid in portal_uids():
+        return (
+            f"{username} (UID {uid}) is one of the portal's own identities (the user it runs "
+            "as, or its log reader's sandbox): jobs run only as people's own accounts."
+        )
     low, high = settings.CLUSTER_UID_MIN, settings.CLUSTER_UID_MAX
     if not low <= uid <= high:
         return (
@@ -61,6 +72,36 @@ def job_account_problem(username: str) -> str | None:
             "only as people's own accounts."
         )
     return None
+
+
+def portal_uids() -> set[int]:
+    """The UIDs the portal itself is: the one this process runs as (real and
+    effective), the sandbox its log reader drops to, and PORTAL_UIDS."""
+    uids = {os.getuid(), os.geteuid(), *settings.PORTAL_UIDS}
+    # No sandbox here: no log is read, and there is no UID to keep out.
+    with suppress(SandboxUnknown):
+        uids.add(sandbox_ids()[0])
+    return uids
+
+
+class SandboxUnknown(Exception):
+    """DARSHAN_SANDBOX_USER names no account this host knows, or root."""
+
+
+def sandbox_ids() -> tuple[int, int]:
+    """DARSHAN_SANDBOX_USER's UID and GID: a name the system knows, or "UID:GID"."""
+    name = settings.DARSHAN_SANDBOX_USER
+    uid_text, colon, gid_text = name.partition(":")
+    if colon and uid_text.isdigit() and gid_text.isdigit():
+        ids = int(uid_text), int(gid_text)
+    else:
+        entry = passwd_entry(name)
+        if entry is None:
+            raise SandboxUnknown(f"there is no sandbox user {name!r} on this host")
+        ids = entry.pw_uid, entry.pw_gid
+    if 0 in ids:
+        raise SandboxUnknown("the sandbox user must not be root")
+    return ids
 
 
 def system_account_names() -> set[str]:

@@ -5,6 +5,7 @@ slurmrestd, and the cluster's jobs reach the stack's web server, all on 127.0.0.
 under a project name of its own and on ports nobody uses."""
 
 import os
+import re
 import secrets
 import shutil
 import socket
@@ -22,8 +23,10 @@ DOCKER_DIR = ROOT / "docker"
 # the PATH; STORAGELAB_COMPOSE="docker compose" runs the test with Compose v2.
 DOCKER = os.getenv("DOCKER", "/usr/bin/docker")
 COMPOSE = os.getenv("STORAGELAB_COMPOSE", "docker-compose").split()
-# The portal image's user, and the database image's group: the secrets are theirs.
-PORTAL_UID, DB_GID = 10001, 999
+# The portal image's user (its Dockerfile's default), and the database image's group:
+# the secrets are theirs.
+PORTAL_UID = int(re.search(r"ARG PORTAL_UID=(\d+)", (DOCKER_DIR / "Dockerfile").read_text())[1])
+DB_GID = 999
 PROJECT_PREFIX = "sltest"
 
 

@@ -3,10 +3,14 @@ user, it cannot read the cluster's JWT key or the worker's environment, open a s
 or start a program; what it answers is read up to a bound and checked; and a log whose
 figures cannot be (Infinity, NaN) is a damaged log, said so."""
 
+import errno
 import json
 import os
 import pwd
+import subprocess
+import sys
 import time
+from pathlib import Path
 
 import pytest
 
@@ -14,6 +18,8 @@ from exercises.advisor.profile import IOProfile
 from jobio.profile import LogUnreadable
 from jobio.sandbox import (
     ANSWER_MAX_BYTES,
+    PROJECT_DIR,
+    PROLOGUE,
     SandboxUnavailable,
     answer,
     parse_bytes,
@@ -129,3 +135,121 @@ def test_figures_no_job_can_have_are_a_damaged_log(change) -> None:
 
     with pytest.raises(LogUnreadable, match="figures no job can have: it is damaged"):
         answer(0, profile_json(**change).encode(), b"", 2**28)
+
+
+# --- what a reader cannot reach: other processes, new processes, the kernel's corners
+
+
+def processes_of(uid: int, marker: str) -> list[int]:
+    """The pids of `uid`'s processes whose command line holds `marker`."""
+    found = []
+    for status in Path("/proc").glob("[0-9]*/status"):
+        try:
+            owner = int(status.read_text().split("\nUid:\t")[1].split()[0])
+            command = (status.parent / "cmdline").read_bytes()
+        except (OSError, IndexError):
+            continue
+        if owner == uid and marker.encode() in command:
+            found.append(int(status.parent.name))
+    return found
+
+
+# A reader that tries to outlive its time: a new session, a child in it, then waits.
+ESCAPE = """
+import os, time
+confine(**LIMITS)
+# MARKER
+tried = {}
+for name, attempt in {"setsid": os.setsid, "fork": os.fork}.items():
+    try:
+        tried[name] = attempt()
+    except OSError as e:
+        tried[name] = e.errno
+print(json.dumps(tried), flush=True)
+time.sleep(60)
+"""
+
+
+def test_a_reader_that_tries_to_leave_its_group_is_still_killed_with_its_time(settings) -> None:
+    sandbox = pwd.getpwnam(settings.DARSHAN_SANDBOX_USER).pw_uid
+    marker = f"escape-{time.monotonic_ns()}"
+    with pytest.raises(LogUnreadable, match="longer than 2 s"):
+        run_confined(ESCAPE.replace("MARKER", marker), b"", seconds=2,
+                     memory_bytes=LIMITS["memory_bytes"])  # fmt: skip
+    deadline = time.monotonic() + 5
+    while processes_of(sandbox, marker) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert processes_of(sandbox, marker) == []
+
+
+def test_a_reader_may_start_no_process_nor_session() -> None:
+    program = ESCAPE.replace("time.sleep(60)", "")
+    code, stdout, stderr = run_confined(program, b"", **LIMITS)
+    assert code == 0, stderr.decode()[-2000:]
+    assert json.loads(stdout) == {"setsid": errno.EACCES, "fork": errno.EACCES}
+
+
+def test_a_reader_dies_with_the_program_that_started_it(settings) -> None:
+    """The worker kills storagelab-sandbox (its own user's process); the kernel then
+    kills the reader, which is the sandbox user's (PR_SET_PDEATHSIG)."""
+    sandbox = pwd.getpwnam(settings.DARSHAN_SANDBOX_USER).pw_uid
+    marker = f"orphan-{time.monotonic_ns()}"
+    program = PROLOGUE + ESCAPE.replace("MARKER", marker)
+    limits = {"uid": sandbox, "gid": pwd.getpwnam(settings.DARSHAN_SANDBOX_USER).pw_gid,
+              "memory_bytes": LIMITS["memory_bytes"], "cpu_seconds": 60}  # fmt: skip
+    helper = subprocess.Popen(
+        [settings.DARSHAN_SANDBOX_HELPER, sys.executable, "-I", "-c", program,
+         json.dumps(limits), "[]"],
+        cwd=PROJECT_DIR, stdout=subprocess.PIPE, env={"PATH": "/usr/bin:/bin"},
+    )  # fmt: skip
+    try:
+        assert json.loads(helper.stdout.readline())["fork"] == errno.EACCES
+        assert processes_of(sandbox, marker), "the reader runs as the sandbox user"
+        helper.kill()
+        helper.wait()
+        deadline = time.monotonic() + 5
+        while processes_of(sandbox, marker) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert processes_of(sandbox, marker) == []
+    finally:
+        helper.kill()
+        helper.stdout.close()
+
+
+# Calls a crafted log could make the C reader try, once confined, by number (x86_64).
+SYSCALLS = """
+import ctypes, ctypes.util, os
+libc = ctypes.CDLL(None, use_errno=True)
+confine(**LIMITS)
+def call(number, *args):
+    result = libc.syscall(number, *[ctypes.c_long(a) for a in args])
+    return ctypes.get_errno() if result == -1 else "done"
+parent = os.getppid()
+print(json.dumps({
+    "ptrace_attach_parent": call(101, 16, parent, 0, 0),
+    "process_vm_readv_parent": call(310, parent, 0, 0, 0, 0, 0),
+    "kill_parent": call(62, parent, 0),
+    "kill_itself": call(62, os.getpid(), 0),
+    "unshare_user": call(272, 0x10000000),
+    "memfd_create": call(319, 0, 0),
+    "io_uring_setup": call(425, 1, 0),
+    "bpf": call(321, 0, 0, 0),
+    "perf_event_open": call(298, 0, 0, -1, -1, 0),
+    "userfaultfd": call(323, 0),
+    "keyctl": call(250, 0, 0, 0, 0, 0),
+    "mount": call(165, 0, 0, 0, 0, 0),
+    "clone3": call(435, 0, 0),
+    "tcsets_ioctl": call(16, 1, 0x5402, 0),
+    "isatty": call(16, 1, 0x5401, 0),
+}))
+"""
+
+
+@pytest.mark.skipif(os.uname().machine != "x86_64", reason="x86_64's system call numbers")
+def test_a_reader_may_make_only_the_calls_a_reader_makes() -> None:
+    code, stdout, stderr = run_confined(SYSCALLS, b"", **LIMITS)
+    assert code == 0, stderr.decode()[-2000:]
+    tried = json.loads(stdout)
+    assert tried.pop("kill_itself") == "done"
+    assert tried.pop("isatty") == errno.ENOTTY  # allowed: stdout is a pipe, not a tty
+    assert tried == dict.fromkeys(tried, errno.EACCES)

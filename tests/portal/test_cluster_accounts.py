@@ -3,6 +3,8 @@ the system does not know are refused when linked (the admin included) and again
 whenever the portal would act as them at slurmrestd."""
 
 import pwd
+import re
+from pathlib import Path
 
 import pytest
 from django.contrib.admin.models import LogEntry
@@ -14,6 +16,7 @@ from portal.models import ClusterAccount
 from tests.cluster import trivial_job
 
 pytestmark = pytest.mark.django_db
+ROOT = Path(__file__).resolve().parents[2]
 
 SYSTEM = [p.pw_name for p in pwd.getpwall() if 0 < p.pw_uid < 1000][:1]  # e.g. daemon
 REFUSED = {
@@ -107,3 +110,64 @@ def test_no_request_acts_as_a_refused_account_even_if_one_was_stored(
     # portal's own service user, may have gone out).
     assert all(r.headers["X-SLURM-USER-NAME"] != username for r in requests)
     get_client.cache_clear()
+
+
+# --- the portal's own identities -------------------------------------------------
+
+
+def own_identity(kind: str, account: str, settings, monkeypatch) -> None:
+    """Makes the real account `account` one of the portal's own identities."""
+    uid = pwd.getpwnam(account).pw_uid
+    if kind == "image-user":  # the image's user (UID 65532), where a container runs as another
+        settings.PORTAL_UIDS = [uid]
+    elif kind == "sandbox":  # the user the Darshan reader drops to
+        settings.DARSHAN_SANDBOX_USER = account
+    elif kind == "sandbox-by-number":
+        settings.DARSHAN_SANDBOX_USER = f"{uid}:{uid}"
+    else:  # the user the portal's process runs as (the tests run as root)
+        monkeypatch.setattr("portal.accounts.os.geteuid", lambda: uid)
+
+
+OWN = ["image-user", "sandbox", "sandbox-by-number", "runs-as"]
+
+
+@pytest.mark.parametrize("kind", OWN)
+def test_the_portals_own_identities_are_never_linked(
+    kind: str, make_user, cluster_account, settings, monkeypatch
+) -> None:
+    """A directory that hands the image's UID to a person (LDAP often starts at 10000,
+    where the image's user was) would give them the JWT key's owner's jobs."""
+    account = ClusterAccount(user=make_user(), username=cluster_account)
+    account.full_clean()  # a person's account, before it is one of the portal's
+    own_identity(kind, cluster_account, settings, monkeypatch)
+
+    with pytest.raises(ValidationError, match="one of the portal's own identities"):
+        account.full_clean()
+
+
+@pytest.mark.parametrize("kind", OWN)
+def test_no_request_acts_as_one_of_the_portals_own_identities(
+    kind: str, cluster_account, settings, monkeypatch, tmp_path, slurm_client
+) -> None:
+    own_identity(kind, cluster_account, settings, monkeypatch)
+    requests = []
+    slurm_client._http.event_hooks["request"] = [requests.append]
+
+    with pytest.raises(SlurmAuthError, match=f"not acting as {cluster_account}"):
+        slurm_client.submit(cluster_account, trivial_job(tmp_path, "id"))
+    with pytest.raises(SlurmAuthError, match=f"not acting as {cluster_account}"):
+        slurm_client.jobs(cluster_account)
+    assert all(r.headers["X-SLURM-USER-NAME"] != cluster_account for r in requests)
+    get_client.cache_clear()
+
+
+def test_the_images_users_are_outside_the_range_people_get() -> None:
+    """The image's UIDs (docker/Dockerfile) sit where directories rarely hand out
+    numbers: above Debian's 60000, below nobody, as distroless images' "nonroot"."""
+    dockerfile = (ROOT / "docker" / "Dockerfile").read_text()
+    portal_uid = int(re.search(r"ARG PORTAL_UID=(\d+)", dockerfile)[1])
+    sandbox_uid = int(re.search(r"ARG SANDBOX_UID=(\d+)", dockerfile)[1])
+    for uid in (portal_uid, sandbox_uid):
+        assert 60000 < uid < 65534
+    assert "ENV PORTAL_UIDS=${PORTAL_UID}" in dockerfile
+    assert "10001" not in dockerfile and "10002" not in dockerfile
