@@ -6,10 +6,11 @@
   from the right; anything further left is what the client itself wrote. Each step
   to the left is taken only from a proxy of TRUSTED_PROXIES: a client that reaches
   the portal directly, or an inner proxy past the outer ones, is counted by its own
-  address, whatever header it sends, so it cannot rotate made-up addresses.
-  With no proxy (0), the header is the client's own and is ignored. An IPv6 client is
-  counted by its /64, the block one machine or one site's network gets (and a
-  machine's privacy addresses rotate within), so that it cannot rotate addresses either.
+  address, whatever header it sends, so it cannot rotate made-up addresses (a proxy
+  on a Unix socket is on this machine, and trusted). With no proxy (0), the header
+  is the client's own and is ignored. An IPv6 client is counted by its /64, the block
+  one machine or one site's network gets (and a machine's privacy addresses rotate
+  within), so that it cannot rotate addresses either.
 - `from_remote_user_proxy`: whether a request's REMOTE_USER header may be believed:
   the WSGI variable REMOTE_USER is set by the server itself (Apache's mod_wsgi); a
   header (X-Remote-User) only from REMOTE_USER_PROXIES' addresses and with the
@@ -31,17 +32,21 @@ def client_address(request: HttpRequest) -> str:
     peer = request.META.get("REMOTE_ADDR", "")
     hops = [hop.strip() for hop in request.META.get("HTTP_X_FORWARDED_FOR", "").split(",")]
     hops = [hop for hop in hops if hop]
-    address = _address(peer)
-    if address is None:
-        return peer  # not an IP address (a Unix socket's peer): nothing to walk from
+    address = _address(peer)  # None: a Unix socket's peer
     for _ in range(settings.TRUSTED_PROXY_COUNT):
-        if not hops or not any(address in net for net in settings.TRUSTED_PROXIES):
+        if not hops or not _trusted(address):
             break  # the client itself, or a proxy that named nobody behind it
         named = _address(hops.pop())
         if named is None:
             break  # a proxy appends an address: this is not one
         address = named
-    return _counted(address)
+    return _counted(address) if address else peer
+
+
+def _trusted(address: ipaddress.IPv4Address | ipaddress.IPv6Address | None) -> bool:
+    if address is None:
+        return True  # a Unix socket: only a process of this machine reaches it
+    return any(address in network for network in settings.TRUSTED_PROXIES)
 
 
 def _address(text: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:

@@ -261,3 +261,16 @@ def test_behind_two_proxies_only_trusted_ones_name_the_next(make_user, settings)
     assert log_in(same_client, ada.username, "Ada-pass-1").status_code == 429
     through_both = Client(REMOTE_ADDR=PROXY, HTTP_X_FORWARDED_FOR="203.0.113.99, 10.0.0.3")
     assert log_in(through_both, ada.username, "Ada-pass-1").status_code == 302
+
+
+def test_behind_a_proxy_on_a_unix_socket_the_client_is_the_one_it_names(
+    make_user, settings
+) -> None:
+    """gunicorn gives a Unix socket's peer no address: only this machine reaches it."""
+    settings.TRUSTED_PROXY_COUNT = 1
+    ada = make_user(password="Ada-pass-1")
+    for _ in range(5):
+        log_in(Client(REMOTE_ADDR="", HTTP_X_FORWARDED_FOR="203.0.113.1"), ada.username, "guess")
+
+    other_pc = Client(REMOTE_ADDR="", HTTP_X_FORWARDED_FOR="203.0.113.2")
+    assert log_in(other_pc, ada.username, "Ada-pass-1").status_code == 302
