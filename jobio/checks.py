@@ -22,12 +22,12 @@ from django.core.cache import cache
 from django.db import transaction
 from django.db.models import Count, Q, QuerySet, Sum
 from django.db.models.functions import Length
-from django.http import Http404
 from django.utils import timezone
 
 from jobio.models import CheckSource, JobCheck, RunLog
 from jobio.sandbox import too_big
 from portal.accounts import uid_of
+from portal.errors import NotFound
 from portal.units import MiB
 
 log = logging.getLogger(__name__)
@@ -244,11 +244,11 @@ def visible_check(user: AbstractBaseUser, check_id: object) -> JobCheck | Failur
     if check is not None:
         if check.user_id == user.pk or user.is_staff:
             return check
-        raise Http404("No such check of yours.")
+        raise NotFound("No such check of yours.")
     failed = cache.get(_failure_key(check_id))
     if failed and (failed["user"] == user.pk or user.is_staff):
         return Failure(str(check_id), failed["label"], failed["reason"])
-    raise Http404("No such check of yours.")
+    raise NotFound("No such check of yours.")
 
 
 def recent_checks(user: AbstractBaseUser, limit: int = 10) -> list[JobCheck]:

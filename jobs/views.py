@@ -1,39 +1,41 @@
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBase
+from django.http import HttpRequest, HttpResponse, HttpResponseBase
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_POST
 
 from jobs.models import BenchmarkRun
 from jobs.results import ResultRefused, check_post, header_number, receive_result
-from jobs.retention import dropped_note
 from jobs.slurm import SlurmError
 from jobs.submission import cancel
+from portal.errors import NotFound
 from portal.polling import poll_answer
 
 
 def _get_own_run(request: HttpRequest, key: str, *, output: bool = False) -> BenchmarkRun:
-    """The run, if it is the user's own (staff may act on any); 404 otherwise. Its
-    output (up to RESULT_MAX_BYTES) only for the page that shows it: the run page
-    is polled every 2 s while it runs."""
+    """The run, if it is the user's own (staff may act on any); 404 otherwise, saying
+    so in the words of the portal. Its output (up to RESULT_MAX_BYTES) only for the
+    page that shows it: the run page is polled every 2 s while it runs."""
     runs = BenchmarkRun.objects.all()
     if not request.user.is_staff:
         runs = runs.filter(user=request.user)
     if not output:
         runs = runs.defer("raw_output")
-    return get_object_or_404(runs.select_related("target", "exercise", "result"), key=key)
+    run = runs.select_related("target", "exercise", "result").filter(key=key).first()
+    if run is None:
+        raise NotFound("No run of yours has this address: it may be another trainee's run.")
+    return run
 
 
 @login_required
 def run_detail(request: HttpRequest, key: str) -> HttpResponse:
     run = _get_own_run(request, key)
-    ctx = {"run": run, "dropped": dropped_note(run)}
     if request.htmx:
-        response = render(request, "jobs/run_detail.html#run-status", ctx)
+        response = render(request, "jobs/run_detail.html#run-status", {"run": run})
         return poll_answer(response, still_polling=run.is_unfinished or run.figure_pending)
-    return render(request, "jobs/run_detail.html", ctx)
+    return render(request, "jobs/run_detail.html", {"run": run})
 
 
 @login_required
@@ -41,9 +43,7 @@ def run_output(request: HttpRequest, key: str) -> HttpResponse:
     """The benchmark's raw output, as the job sent it."""
     run = _get_own_run(request, key, output=True)
     if not run.result_received_at:
-        raise Http404("This run's output has not arrived (yet).")
-    if run.raw_output_dropped_at:
-        return HttpResponse(f"{dropped_note(run)}\n", status=410, content_type="text/plain")
+        raise NotFound("This run's output has not arrived (yet).")
     response = HttpResponse(run.raw_output, content_type="text/plain; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="{run.job_name}-output.txt"'
     return response

@@ -17,7 +17,7 @@ from django.contrib.auth.backends import ModelBackend
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import SuspiciousOperation
 from django.db import transaction
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, resolve_url
 from mozilla_django_oidc.auth import OIDCAuthenticationBackend
 from mozilla_django_oidc.views import (
@@ -25,6 +25,7 @@ from mozilla_django_oidc.views import (
     OIDCAuthenticationRequestView,
 )
 
+from portal.errors import NotFound
 from portal.logins import LoginRefused, refused_page, single_sign_on
 from portal.models import OidcIdentity
 
@@ -130,7 +131,7 @@ def _instructor(claims: dict) -> bool | None:
 def _only_with_oidc(request: HttpRequest) -> None:
     # The URLs always exist; they answer only when the site logs in with OIDC.
     if settings.LOGIN_METHOD != "oidc":
-        raise Http404("This site does not log in with OpenID Connect.")
+        raise NotFound("This site does not log in with OpenID Connect.")
 
 
 class Start(OIDCAuthenticationRequestView):

@@ -132,12 +132,17 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # A bare 405 (require_POST) or 403 becomes the portal's page (portal/errors.py).
+    "portal.errors.ErrorPages",
     "django_htmx.middleware.HtmxMiddleware",
     # Last, as django-axes asks: it turns a locked-out login into its lockout page.
     "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "portal.urls"
+# A refused form is the portal's 403 page, saying what to do (handler403 and the others:
+# portal/urls.py).
+CSRF_FAILURE_VIEW = "portal.errors.csrf_failure"
 WSGI_APPLICATION = "portal.wsgi.application"
 
 TEMPLATES = [

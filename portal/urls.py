@@ -21,3 +21,8 @@ urlpatterns = [
     path("check-my-job/", include("jobio.urls")),
     path("admin/", admin.site.urls),
 ]
+
+# Every 403, 404 and 500 is a page of the portal, in its words (portal/errors.py).
+handler403 = "portal.errors.permission_denied"
+handler404 = "portal.errors.page_not_found"
+handler500 = "portal.errors.server_error"

@@ -8,7 +8,7 @@ Slurm's accounting shows who measured; anyone else gets a 403.
 """
 
 from django.contrib import messages
-from django.http import HttpRequest, HttpResponse, HttpResponseForbidden
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
@@ -18,6 +18,7 @@ from exercises.calibration.models import Calibration
 from exercises.catalogue.models import Metric, ReferenceResult, SiteProfile
 from exercises.catalogue.profiles import active_profile
 from exercises.courses import access
+from portal.errors import error_page
 from portal.models import ClusterAccount
 from portal.permissions import only_if
 from portal.polling import poll_answer, unchanged
@@ -114,7 +115,7 @@ def calibration_cancel(request: HttpRequest, pk: int) -> HttpResponse:
         messages.error(request, "No such calibration round of this site.")
         return redirect("calibration:calibration")
     if not rounds.may_cancel(request.user, round_):
-        return HttpResponseForbidden("Only who started this calibration, or staff, cancel it.")
+        return error_page(request, 403, "Only who started this calibration, or staff, cancel it.")
     try:
         stuck = rounds.cancel_round(round_.pk, request.user)
     except rounds.CalibrationRefused as refused:

@@ -29,7 +29,6 @@ from typing import Any
 from django.conf import settings
 from django.core.management.base import CommandError
 from django.db import transaction
-from django.http import Http404
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator, model_validator
 
 from exercises.catalogue import lessons
@@ -44,6 +43,7 @@ from exercises.catalogue.models import (
     Unit,
 )
 from exercises.catalogue.quota_sources import save_quota_source
+from portal.errors import NotFound
 
 # Every site profile the portal ships, one TOML file each.
 PROFILES = Path(__file__).resolve().parent / "sites"
@@ -71,7 +71,7 @@ def active_profile() -> SiteProfile:
     """The site's profile, for a page: a 404 that says what to do while it is not loaded."""
     profile = active()
     if profile is None:
-        raise Http404(not_loaded())
+        raise NotFound(not_loaded())
     return profile
 
 

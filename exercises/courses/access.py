@@ -4,10 +4,10 @@ only some users see are guarded with portal/permissions.py: only_if(can_teach, .
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db.models import F, QuerySet
-from django.http import Http404
 
 from exercises.catalogue.models import Exercise, StorageTarget
 from exercises.courses.models import Course
+from portal.errors import NotFound
 
 
 def can_teach(user: AbstractBaseUser) -> bool:
@@ -22,7 +22,7 @@ def taught_by(user: AbstractBaseUser) -> QuerySet[Course]:
 def course_for_instructor(user: AbstractBaseUser, pk: int) -> Course:
     course = taught_by(user).select_related("profile").filter(pk=pk).first()
     if course is None:
-        raise Http404("No such course among the ones you teach.")
+        raise NotFound("No such course among the ones you teach.")
     return course
 
 
@@ -33,7 +33,7 @@ def course_for_trainee(user: AbstractBaseUser, pk: int) -> Course:
         course.enrollments.filter(user=user).exists() or taught_by(user).filter(pk=pk).exists()
     )
     if not allowed:
-        raise Http404("No such course among the ones you joined.")
+        raise NotFound("No such course among the ones you joined.")
     return course
 
 

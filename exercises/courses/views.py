@@ -8,7 +8,6 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.db import transaction
 from django.http import (
-    Http404,
     HttpRequest,
     HttpResponse,
     HttpResponseNotModified,
@@ -28,6 +27,7 @@ from exercises.predictions.models import Prediction
 from jobs.engines.base import RATE_FIELDS, plausible, plausible_rate
 from jobs.models import BenchmarkRun, RunResult
 from portal import units
+from portal.errors import NotFound
 from portal.models import ClusterAccount
 from portal.permissions import only_if
 from portal.polling import changed_pieces, held_version, oob, poll_answer, unchanged
@@ -303,7 +303,7 @@ def course_discussion(request: HttpRequest, pk: int, key: str) -> HttpResponse:
     exercises = list(course.exercises.all())
     at = next((i for i, e in enumerate(exercises) if e.key == key), None)
     if at is None:
-        raise Http404("No such exercise in this course.")
+        raise NotFound("No such exercise in this course.")
     exercise = exercises[at]
     version = f"{overview.overview_version(course)}-{key}" if course.is_open else None
     if request.htmx and (not_modified := unchanged(request, version)):

@@ -12,7 +12,6 @@ from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.cache import cache
 from django.db import connection
-from django.http import Http404
 from django.utils import timezone
 from redis.exceptions import RedisError
 
@@ -31,6 +30,7 @@ from exercises.catalogue.profiles import active_profile
 from exercises.catalogue.site import SITE_HASH, Site, site
 from jobs.models import UNFINISHED_STATUSES, BenchmarkRun, RunResult, RunStatus
 from jobs.models import Rates as RunRates
+from portal.errors import NotFound
 from portal.units import mib
 
 
@@ -43,7 +43,7 @@ def get_exercise(key: str) -> Exercise:
     )
     if exercise is None:
         profile = active_profile()  # says so when the profile itself is missing
-        raise Http404(f"There is no exercise {key!r} in the {profile.title} lab.")
+        raise NotFound(f"There is no exercise {key!r} in the {profile.title} lab.")
     return exercise
 
 
@@ -201,7 +201,7 @@ def target_figures(target: StorageTarget, user: AbstractBaseUser) -> list[Figure
 def get_target(profile: SiteProfile, key: str) -> StorageTarget:
     target = profile.targets.filter(key=key).first()
     if target is None:
-        raise Http404(f"There is no storage target {key!r} at {profile.title}.")
+        raise NotFound(f"There is no storage target {key!r} at {profile.title}.")
     return target
 
 
@@ -285,7 +285,7 @@ class PanelState:
 
 def panel_state(key: str, user: AbstractBaseUser) -> PanelState:
     """The runs panel's state of the active profile's exercise `key` (1 query), or
-    Http404 (get_exercise says why)."""
+    a 404 that says why (get_exercise)."""
     cutoff = _class_cutoff(user)
     params = {
         "user": user.pk,

@@ -3,7 +3,7 @@ from collections import Counter
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils import timezone
 from django.views.decorators.http import require_POST
@@ -20,6 +20,7 @@ from exercises.predictions.forms import PredictionForm
 from exercises.predictions.models import Prediction
 from jobs import slots
 from jobs.models import UNFINISHED_STATUSES, BenchmarkRun, RunStatus
+from portal.errors import NotFound
 from portal.polling import poll_answer, unchanged
 
 
@@ -75,7 +76,7 @@ def exercise_predict(request: HttpRequest, key: str) -> HttpResponse:
     exercise_site = pages.site_of(panel)
     exercise = exercise_site.exercise
     if exercise.measures_metadata:  # its figures are rates: no ranking by MiB/s
-        raise Http404(f"{exercise.key} measures file operations: there is no order to predict.")
+        raise NotFound(f"{exercise.key} measures file operations: there is no order to predict.")
     if BenchmarkRun.objects.filter(user=request.user, exercise=exercise).exists():
         messages.error(
             request,
