@@ -122,7 +122,7 @@ def _take_turn(request: HttpRequest, username: str) -> bool:
             opens = cache.get(turn) or time.time() + 1
             request.login_wait_seconds = max(1, math.ceil(opens - time.time()))
             return False
-        log.warning("login: try %d for one user name from many places; next in %d s", tries, wait)
+        log.warning("login: try %d for one user name; the next waits %d s", tries, wait)
     request.login_try_key = key
     return True
 
