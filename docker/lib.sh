@@ -6,6 +6,10 @@ RUN_DIR=${STORAGELAB_RUN_DIR:-/run/storagelab}
 STATE_DIR=${STORAGELAB_STATE_DIR:-/var/lib/storagelab}
 LOG_DIR=${STORAGELAB_LOG_DIR:-/var/log/storagelab}
 
+# The portal's own user (and group): the web server and the workers run as it, never as
+# root (docker/dev/up.sh makes it). The image has its own (docker/Dockerfile).
+PORTAL_USER=${STORAGELAB_USER:-storagelab}
+
 say() { printf '[storagelab] %s\n' "$*"; }
 die() { printf '[storagelab] error: %s\n' "$*" >&2; exit 1; }
 
@@ -30,6 +34,25 @@ stop_pidfile() {
     say "stopped $name (pid $pid)"
   fi
   rm -f "$file"
+}
+
+# reachable_by USER PATH: USER may go down every directory to PATH (and read it). Where
+# a parent is closed to others (a checkout under /root, 0700), USER alone is let through
+# it (an ACL entry: search, not read), and this says so.
+reachable_by() {
+  local user=$1 path=$2 dir
+  setpriv --reuid="$user" --regid="$user" --init-groups test -r "$path" 2>/dev/null && return 0
+  apt_install acl
+  dir=$path
+  while [ "$dir" != / ]; do
+    dir=$(dirname "$dir")
+    if ! setpriv --reuid="$user" --regid="$user" --init-groups test -x "$dir" 2>/dev/null; then
+      setfacl -m "u:$user:x" "$dir"
+      say "let $user through $dir (ACL u:$user:x), to reach $path"
+    fi
+  done
+  setpriv --reuid="$user" --regid="$user" --init-groups test -r "$path" ||
+    die "$user cannot read $path: make it readable by others (chmod o+rX)"
 }
 
 # wait_for DESCRIPTION SECONDS COMMAND...: retry COMMAND until it succeeds.

@@ -5,6 +5,14 @@
 set -euo pipefail
 . "$(dirname "$0")/env.sh"
 WEB_ADDR=${WEB_ADDR:-127.0.0.1:8000}
+# The demo's logins share one password, printed below: this machine's loopback only.
+web_host=${WEB_ADDR%:*}
+web_host=${web_host#[}
+web_host=${web_host%]}
+case "$web_host" in
+127.* | ::1 | localhost) ;;
+*) die "make demo serves on this machine's loopback only (WEB_ADDR=127.0.0.1:PORT), not $WEB_ADDR: its demo logins, admin among them, share the password it prints, so anyone who reached $WEB_ADDR could log in as staff. To serve others, deploy the portal (README: Deploying at a site)" ;;
+esac
 # Jobs post their results to the web server: on another address, tell the worker.
 if [ "$WEB_ADDR" != 127.0.0.1:8000 ]; then
   export PORTAL_CALLBACK_URL=${PORTAL_CALLBACK_URL:-http://$WEB_ADDR}
@@ -55,9 +63,12 @@ trap 'exec >>"$LOG_DIR/demo.log" 2>&1; say "the terminal closed"; exit 129' HUP
 "$STORAGELAB_ROOT/docker/dev/up.sh" 3>"$started_list"
 
 cd "$STORAGELAB_ROOT"
-# 2 x cores + 1 sync workers: a login holds its worker for a ~0.25 s password hash, and a
-# class logging in must not leave the other pages waiting behind three of them (bench/).
-start_bg web "$VENV/bin/gunicorn" portal.wsgi --bind "$WEB_ADDR" --workers 5 --access-logfile -
+# As the portal's user, never root, with the image's gunicorn settings (the access log
+# without query strings among them). 2 x cores + 1 sync workers: a login holds its
+# worker for a ~0.25 s password hash, and a class logging in must not leave the other
+# pages waiting behind three of them (bench/).
+start_bg web "$STORAGELAB_ROOT/docker/dev/as-portal.sh" - env GUNICORN_BIND="$WEB_ADDR" \
+  GUNICORN_WORKERS=5 "$VENV/bin/gunicorn" --config "$STORAGELAB_ROOT/docker/gunicorn.conf.py"
 echo web >>"$started_list"
 echo "$WEB_ADDR" >"$RUN_DIR/web.addr"
 web_pid=$(cat "$RUN_DIR/web.pid")

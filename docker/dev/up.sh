@@ -12,12 +12,31 @@ set -euo pipefail
 [ "$(id -u)" = 0 ] || die "run as root (sudo make ...): it installs packages and starts daemons"
 started() { { printf '%s\n' "$1" >&3; } 2>/dev/null || true; }
 
-# --- packages and the venv ---------------------------------------------------
+# --- packages, the portal's users and the venv -----------------------------------
 apt_install postgresql redis-server python3-venv chromium fonts-dejavu-core ca-certificates libjs-chart.js
+# The web server and the workers run as the portal's own user, never root (lib.sh:
+# as_portal); each Darshan log is read as a user who owns nothing at all.
+for user in "$PORTAL_USER" storagelab-sandbox; do
+  id -u "$user" >/dev/null 2>&1 ||
+    useradd --system --user-group --no-create-home --home-dir /nonexistent \
+      --shell /usr/sbin/nologin "$user"
+done
+# Debian's Python, which every user may run (a pyenv's lives under /root, closed to them).
+if [ -x "$VENV/bin/python" ] && [ "$(readlink -f "$VENV/bin/python")" != "$(readlink -f /usr/bin/python3)" ]; then
+  say "the venv in $VENV runs $(readlink -f "$VENV/bin/python"), not Debian's python3: making it again"
+  rm -rf "$VENV"
+fi
 if [ ! -x "$VENV/bin/python" ]; then
   say "creating the venv in $VENV"
-  python3 -m venv "$VENV"
+  /usr/bin/python3 -m venv "$VENV"
 fi
+reachable_by "$PORTAL_USER" "$STORAGELAB_ROOT/manage.py"
+reachable_by storagelab-sandbox "$STORAGELAB_ROOT/jobio/confine.py"
+# The secrets made here: the portal's group reads them (root writes them).
+for secret in "$SECRET_KEY_FILE" "$REDIS_PASSWORD_FILE" "${DB_PASSWORD_FILE:-}"; do
+  case "$secret" in "$STATE_DIR"/*) chgrp "$PORTAL_USER" "$secret" && chmod 0640 "$secret" ;; esac
+done
+install -d -o "$PORTAL_USER" -g "$PORTAL_USER" -m 0700 "$STATE_DIR/beat"
 # The dev venv has the runtime packages and the tests' (requirements-dev.txt).
 stamp="$VENV/.requirements.sha256"
 pinned=$(cat "$STORAGELAB_ROOT"/requirements.txt "$STORAGELAB_ROOT"/requirements-dev.txt | sha256sum)
@@ -84,34 +103,40 @@ cd "$STORAGELAB_ROOT"
 # to run without DEBUG, which the portal itself runs without.
 DEBUG=true "$VENV/bin/python" manage.py create_demo_accounts
 
-# --- the Darshan log reader's user ------------------------------------------------
-# Each uploaded log is read by a child that drops to this user, who owns nothing of the
-# portal's (jobio/sandbox.py; DARSHAN_SANDBOX_USER).
-id -u storagelab-sandbox >/dev/null 2>&1 ||
-  useradd --system --user-group --no-create-home --home-dir /nonexistent \
-    --shell /usr/sbin/nologin storagelab-sandbox
+# --- the Darshan log reader's sandbox --------------------------------------------
+# Each log is read by a child that storagelab-sandbox starts as storagelab-sandbox, who
+# owns nothing of the portal's (jobio/sandbox.py; DARSHAN_SANDBOX_USER): the one program
+# of the portal given a capability (to switch to that user, and no other).
+"$STORAGELAB_ROOT/docker/sandbox/build.sh"
 
 # --- Celery workers and beat ----------------------------------------------------
-# Below the web server's priority: when a class clicks at once, pages answer first
-# and the submissions (rate-limited anyway) take the CPU that is left.
-start_bg celery-worker env CALIBRATION_PARALLEL="$DEV_CALIBRATION_PARALLEL" \
+# As the portal's user (as-portal.sh), never root. Below the web server's
+# priority: when a class clicks at once, pages answer first and the submissions
+# (rate-limited anyway) take the CPU that is left.
+as_portal=$STORAGELAB_ROOT/docker/dev/as-portal.sh
+start_bg celery-worker "$as_portal" - env CALIBRATION_PARALLEL="$DEV_CALIBRATION_PARALLEL" \
   nice -n 10 "$VENV/bin/celery" -A portal worker --loglevel INFO \
   --queues celery --concurrency 2 && started celery-worker
 # Quota rounds on a worker of their own (queue "quotas", CELERY_TASK_ROUTES), where the
 # filesystems are mounted: a round waiting on a hung mount holds no submission's slot.
-start_bg celery-quotas nice -n 10 "$VENV/bin/celery" -A portal worker --loglevel INFO \
-  --queues quotas --concurrency 1 --hostname quotas@%h && started celery-quotas
+# The dev targets have no quota tool: the round walks each account's directory (0700,
+# the account's own), with the one capability that lets it look, not change.
+start_bg celery-quotas "$as_portal" dac_read_search nice -n 10 "$VENV/bin/celery" -A portal \
+  worker --loglevel INFO --queues quotas --concurrency 1 --hostname quotas@%h &&
+  started celery-quotas
 # Jobs' outputs are read on a worker of their own (queue "results"): an output is its
 # job owner's text, and reading one (bounded by the task's time limits) must never
 # hold the workers that submit and follow everyone's runs.
-start_bg celery-results nice -n 10 "$VENV/bin/celery" -A portal worker --loglevel INFO \
-  --queues results --concurrency 1 --hostname results@%h && started celery-results
-# Darshan logs users send are read on a worker of their own too (queue "darshan"), as
-# root: each log's reader drops to the sandbox user.
-start_bg celery-darshan nice -n 10 "$VENV/bin/celery" -A portal worker --loglevel INFO \
-  --queues darshan --concurrency 2 --hostname darshan@%h && started celery-darshan
+start_bg celery-results "$as_portal" - nice -n 10 "$VENV/bin/celery" -A portal worker \
+  --loglevel INFO --queues results --concurrency 1 --hostname results@%h &&
+  started celery-results
+# Darshan logs users send are read on a worker of their own too (queue "darshan"): each
+# log's reader is started as the sandbox user by storagelab-sandbox.
+start_bg celery-darshan "$as_portal" file nice -n 10 "$VENV/bin/celery" -A portal worker \
+  --loglevel INFO --queues darshan --concurrency 2 --hostname darshan@%h &&
+  started celery-darshan
 # Beat sends one quota collection as it starts (portal/celery.py), so My storage
 # shows usage within seconds, not one QUOTA_INTERVAL_SECONDS later.
-start_bg celery-beat nice -n 10 "$VENV/bin/celery" -A portal beat --loglevel INFO \
-  --schedule "$STATE_DIR/celerybeat-schedule" && started celery-beat
+start_bg celery-beat "$as_portal" - nice -n 10 "$VENV/bin/celery" -A portal beat \
+  --loglevel INFO --schedule "$STATE_DIR/beat/celerybeat-schedule" && started celery-beat
 true

@@ -37,13 +37,19 @@ mkdir -p "$RUN_DIR" "$LOG_DIR" "$STATE_DIR/slurm/ctld" "$STATE_DIR/slurm/slurmd"
 chown slurm:slurm "$STATE_DIR/slurm/ctld" "$LOG_DIR"
 chmod 0755 "$LOG_DIR"
 
-# The JWT key: 32 random bytes that only slurm (and root, for the portal) can read.
+# The JWT key: 32 random bytes that only slurm and the portal's group (its workers sign
+# each user's token with it) can read.
 if [ ! -s "$JWT_KEY" ]; then
   head -c 32 /dev/urandom >"$JWT_KEY"
   say "created the JWT key $JWT_KEY"
 fi
-chown slurm:slurm "$JWT_KEY"
-chmod 0600 "$JWT_KEY"
+if getent group "$PORTAL_USER" >/dev/null; then
+  chown "slurm:$PORTAL_USER" "$JWT_KEY"
+  chmod 0640 "$JWT_KEY"
+else
+  chown slurm:slurm "$JWT_KEY"
+  chmod 0600 "$JWT_KEY"
+fi
 
 node=$(slurmd -C | head -n 1)
 nodename=$(printf '%s\n' "$node" | sed -n 's/^NodeName=\([^ ]*\).*/\1/p')

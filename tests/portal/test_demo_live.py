@@ -13,6 +13,7 @@ import codecs
 import contextlib
 import fcntl
 import os
+import pwd
 import re
 import signal
 import socket
@@ -203,6 +204,36 @@ def log_since(path: Path, offset: int) -> str:
         return ""
 
 
+# The one capability a portal service keeps (CapEff), by service: none for the others.
+EXPECTED_CAPABILITIES = {"celery-quotas": 1 << 2}  # CAP_DAC_READ_SEARCH
+
+
+def identity(pid: int) -> tuple[int, int]:
+    """The process's real UID (all four are the same) and its effective capabilities."""
+    status = dict(
+        line.split(":\t", 1) for line in Path(f"/proc/{pid}/status").read_text().splitlines()
+    )
+    uids = set(status["Uid"].split())
+    assert len(uids) == 1, status["Uid"]
+    return int(uids.pop()), int(status["CapEff"], 16)
+
+
+def test_make_demo_refuses_an_address_others_reach() -> None:
+    """The demo's logins share a password it prints: served on another address than
+    the loopback, anyone who reached it would log in as staff. It refuses, and touches
+    nothing."""
+    services = running_services()
+    for address in ("0.0.0.0:8000", "192.0.2.7:8000", "[::]:8000"):
+        demo = Terminal("make", "demo", f"WEB_ADDR={address}")
+        try:
+            assert demo.wait(timeout=60) != 0, demo.output
+        finally:
+            demo.close()
+        assert "loopback only" in demo.output and "Deploying at a site" in demo.output
+        assert CLEAN_UP not in demo.output and "started" not in demo.output
+    assert running_services() == services
+
+
 def assert_a_second_demo_is_refused() -> None:
     """A second `make demo` says the portal already serves, fails, and touches nothing."""
     services = running_services()
@@ -275,6 +306,13 @@ def test_make_demo_serves_until_ctrl_c_and_stops_only_what_it_started() -> None:
         now = running_services()
         assert now["web"] in started and now["celery-beat"] in started, demo.output
         web = now["web"]
+        # The web server and every worker run as the portal's user, with no capability
+        # but the two that need one: the quota walk looks into every account's directory,
+        # and the darshan worker may run storagelab-sandbox (it holds none itself).
+        portal = pwd.getpwnam("storagelab").pw_uid
+        for name, pid in now.items():
+            if name == "web" or name.startswith("celery-"):
+                assert identity(pid) == (portal, EXPECTED_CAPABILITIES.get(name, 0)), name
 
         with httpx.Client(base_url=URL, follow_redirects=True, timeout=30) as portal:
             log_in(portal, "trainee1", "storagelab")
