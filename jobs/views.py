@@ -8,6 +8,7 @@ from django.views.decorators.http import require_POST
 
 from jobs.models import BenchmarkRun
 from jobs.results import ResultRefused, check_post, header_number, receive_result
+from jobs.retention import dropped_note
 from jobs.slurm import SlurmError
 from jobs.submission import cancel
 from portal.errors import NotFound
@@ -32,10 +33,11 @@ def _get_own_run(request: HttpRequest, key: str, *, output: bool = False) -> Ben
 @login_required
 def run_detail(request: HttpRequest, key: str) -> HttpResponse:
     run = _get_own_run(request, key)
+    ctx = {"run": run, "dropped": dropped_note(run)}
     if request.htmx:
-        response = render(request, "jobs/run_detail.html#run-status", {"run": run})
+        response = render(request, "jobs/run_detail.html#run-status", ctx)
         return poll_answer(response, still_polling=run.is_unfinished or run.figure_pending)
-    return render(request, "jobs/run_detail.html", {"run": run})
+    return render(request, "jobs/run_detail.html", ctx)
 
 
 @login_required
@@ -44,6 +46,8 @@ def run_output(request: HttpRequest, key: str) -> HttpResponse:
     run = _get_own_run(request, key, output=True)
     if not run.result_received_at:
         raise NotFound("This run's output has not arrived (yet).")
+    if run.raw_output_dropped_at:
+        return HttpResponse(f"{dropped_note(run)}\n", status=410, content_type="text/plain")
     response = HttpResponse(run.raw_output, content_type="text/plain; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="{run.job_name}-output.txt"'
     return response
