@@ -34,6 +34,11 @@ node)
     sleep 0.2
   done
   mountpoint -q /gluster || { echo "could not mount $GLUSTER_VOLUME at /gluster" >&2; exit 1; }
+  # Where each job's $TMPDIR is made (prolog.sh): root's, which users may go through but
+  # not write to, so no one can name a job's directory before its job (in /tmp, anyone
+  # could). Made afresh: whatever was there is not ours.
+  rm -rf /tmp/slurm-jobs
+  install -d -o root -g root -m 0711 /tmp/slurm-jobs
   exec slurmd -D -N "$(hostname -s)"
   ;;
 *)

@@ -4,6 +4,9 @@ in for until now. A job runs as its user on a node of its own with a $TMPDIR Slu
 for it and removed after it; one request lists every job; a cancel ends one; eight
 tasks span both nodes."""
 
+import subprocess
+from pathlib import Path
+
 import pytest
 
 from jobs.slurm import JobSpec
@@ -12,6 +15,7 @@ from tests.cluster24 import NODES, client24, on_node, wait_until
 from tests.names import unique_name
 
 pytestmark = pytest.mark.usefixtures("cluster24")
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def spec(body: str, tasks: int = 1) -> JobSpec:
@@ -52,8 +56,44 @@ def test_a_job_runs_as_its_user_with_a_tmpdir_of_its_own_that_goes_after_it(acco
     assert done.state == JobState.COMPLETED and done.user_name == account24
     said = output_of(job_id, job.name).split()
     assert said[:2] == [account24, "on"] and said[2] in NODES
-    assert said[4:] == [f"/tmp/job_{job_id}", f"{account24}:700"]
-    assert on_node(said[2], "ls", "/tmp").split().count(f"job_{job_id}") == 0  # removed
+    assert said[4:] == [f"/tmp/slurm-jobs/job_{job_id}", f"{account24}:700"]
+    assert f"job_{job_id}" not in on_node(said[2], "ls", "/tmp/slurm-jobs").split()  # removed
+
+
+def test_a_tmpdir_another_user_planted_neither_fails_the_job_nor_is_its_tmpdir(
+    account24, make_cluster_account
+) -> None:
+    """Job ids are sequential: another user of the node can make the next ones'
+    directories before their jobs. Where a job's $TMPDIR is made, only root writes."""
+    other = make_cluster_account()
+    subprocess.run([str(ROOT / "docker/cluster/account.sh"), other], check=True, timeout=60)
+    client = client24(account24)
+    first = client.submit(account24, spec("true"))
+    wait_until(client, account24, first, lambda j: j.state.finished)
+    coming = range(first + 1, first + 21)
+    for node in NODES:
+        plant = " ; ".join(
+            f"mkdir -m 777 /tmp/job_{n}; mkdir /tmp/slurm-jobs/job_{n}" for n in coming
+        )
+        on_node(node, "runuser", "-u", other, "--", "sh", "-c", plant + " ; true")
+        # Only the old place took them: the new one is root's alone.
+        assert not set(on_node(node, "ls", "/tmp/slurm-jobs").split()) & {
+            f"job_{n}" for n in coming
+        }
+
+    job = spec('echo "$TMPDIR $(stat -c %U:%a "$TMPDIR")"')
+    job_id = client.submit(account24, job)
+    done = wait_until(client, account24, job_id, lambda j: j.state.finished)
+
+    assert job_id in coming, "another job took the planted ids: plant more"
+    assert done.state == JobState.COMPLETED
+    assert output_of(job_id, job.name).split() == [
+        f"/tmp/slurm-jobs/job_{job_id}",
+        f"{account24}:700",
+    ]
+    planted = [f"/tmp/job_{n}" for n in coming]
+    for node in NODES:
+        on_node(node, "rm", "-rf", *planted)
 
 
 def test_one_request_lists_the_job_with_its_state(account24) -> None:
