@@ -11,7 +11,7 @@ from django.contrib.auth.decorators import login_required
 from django.core import signing
 from django.db import IntegrityError, transaction
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import get_object_or_404, redirect, render
+from django.shortcuts import redirect, render
 from django.utils import timezone
 from django.views.decorators.http import require_POST
 
@@ -37,7 +37,7 @@ def participant_action(request: HttpRequest, pk: int, user_id: int, action: str)
     theirs out of the course: the runs stay in their own lab); or remove the trainee
     (a reset, and their enrolment goes). A reset and a removal ask first."""
     course = access.course_for_instructor(request.user, pk)
-    enrollment = get_object_or_404(course.enrollments.select_related("user"), user_id=user_id)
+    enrollment = access.enrollment_in(course, user_id)
     name = enrollment.user.get_username()
     runs = BenchmarkRun.objects.filter(course=course, user=enrollment.user)
     if action in ASKS_FIRST and request.POST.get("confirmed") != "yes":

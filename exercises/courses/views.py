@@ -13,7 +13,7 @@ from django.http import (
     HttpResponseNotModified,
     JsonResponse,
 )
-from django.shortcuts import get_object_or_404, redirect, render
+from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
 from django.utils import timezone
 from django.utils.safestring import mark_safe
@@ -37,7 +37,7 @@ from portal.polling import changed_pieces, held_version, oob, poll_answer, uncha
 def course_list(request: HttpRequest) -> HttpResponse:
     ctx = {
         "enrollments": request.user.enrollments.select_related("course"),
-        "taught": access.taught_by(request.user) if access.can_teach(request.user) else [],
+        "taught": access.taught_by(request.user),
         "can_teach": access.can_teach(request.user),
         "join_form": JoinCourseForm(),
     }
@@ -128,7 +128,7 @@ def participant_detail(request: HttpRequest, pk: int, user_id: int) -> HttpRespo
     """One trainee of the course, for their instructor: their runs in it (with why a
     run failed) and what the instructor may do: cancel, reset, remove."""
     course = access.course_for_instructor(request.user, pk)
-    enrollment = get_object_or_404(course.enrollments.select_related("user"), user_id=user_id)
+    enrollment = access.enrollment_in(course, user_id)
     runs = (
         BenchmarkRun.objects.filter(course=course, user_id=user_id)
         .select_related("exercise", "target", "result")
