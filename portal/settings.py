@@ -130,6 +130,10 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    # Once the user is known (after the REMOTE_USER login, inserted just above), before
+    # the CSRF check reads a form (its process_view runs after every middleware's call):
+    # nobody logged in sends more than a login form, unread.
+    "portal.limits.AnonymousBodyLimit",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     # A bare 405 (require_POST) or 403 becomes the portal's page (portal/errors.py).
