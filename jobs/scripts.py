@@ -119,19 +119,24 @@ def render_script(run: BenchmarkRun) -> str:
 
 def job_spec(run: BenchmarkRun, script: str, token: str) -> JobSpec:
     tasks = get_engine(run.engine).tasks(run.workload_params)
-    # Slurm cannot name a file in a directory only the node knows: the script then
-    # writes its output file itself, once it knows the directory is the user's.
-    on_node = bool(run.target_variable)
     # A directory each node has its own of ($TMPDIR, a node's memory or disk) holds a
     # run only if all its processes are on that node: mdtest's ranks share the tree
     # rank 0 makes, IOR's read back what another rank wrote, the lesson is one node's.
-    node_local = on_node or run.in_memory or (run.target is not None and not run.target.shared)
+    node_local = (
+        bool(run.target_variable)
+        or run.in_memory
+        or (run.target is not None and not run.target.shared)
+    )
     return JobSpec(
         name=run.job_name,
         script=script,
         partition=settings.SLURM_PARTITION,
-        working_directory="/" if on_node else run.target_directory,
-        standard_output="/dev/null" if on_node else run.output_file("%j"),
+        # Slurm opens no file of the run's and goes into none of its directories: it
+        # would open the output file before anything checked the directory, following
+        # a link another user planted there. The script checks the target directory and
+        # every one above it, then writes its output file itself (job_script.sh).
+        working_directory="/",
+        standard_output="/dev/null",
         # The benchmark's time, and the time its result may take to reach a portal
         # that is away (the script's retries): a limit hit while sending loses it.
         time_limit_minutes=run.time_limit_minutes + math.ceil(settings.RESULT_RETRY_SECONDS / 60),

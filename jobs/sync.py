@@ -113,13 +113,15 @@ def apply_job(run: BenchmarkRun, job: SlurmJob) -> None:
         # happened, and a moving forecast is no change to a run.
         "started_at": job.start_time if job.state != JobState.PENDING else None,
         "ended_at": job.end_time if status and status not in UNFINISHED_STATUSES else None,
-        "output_path": job.standard_output.replace("%j", str(job.job_id)),
+        # Written by the job script (Slurm writes none: jobs/scripts.py, job_spec); on a
+        # directory only the node knows, no path the portal could name.
+        "output_path": "" if run.target_variable else run.output_file(job.job_id),
     }
     unchanged = all(getattr(run, name) == value for name, value in fields.items())
     if unchanged and status in (None, run.status):
         return  # most cycles, for most runs: no write at all
     if status and status != run.status:
-        reason = explain(job, status)
+        reason = explain(job, status, fields["output_path"])
         if transition(run.pk, status, status_reason=reason, **fields):
             return
     # Slurm's word on a run whose status stays (a pending job's reason, COMPLETING) is
@@ -130,13 +132,13 @@ def apply_job(run: BenchmarkRun, job: SlurmJob) -> None:
     BenchmarkRun.objects.filter(pk=run.pk).update(**fields)
 
 
-def explain(job: SlurmJob, status: RunStatus) -> str:
-    """What to tell the user about a job that ended otherwise than well."""
-    if job.standard_output in ("", "/dev/null"):  # a target only the node knows
+def explain(job: SlurmJob, status: RunStatus, output: str) -> str:
+    """What to tell the user about a job that ended otherwise than well; `output`: the
+    job's output file, "" on a directory only its node knows."""
+    if not output:
         where = f"Job {job.job_id}; its output file was in the target's directory on its node."
     else:
-        output = job.standard_output.replace("%j", str(job.job_id))
-        where = f"Job {job.job_id}; its output is in {output}."
+        where = f"Job {job.job_id}; its output, if it got as far, is in {output}."
     if status == RunStatus.FAILED:
         if job.state == JobState.NODE_FAIL:
             return (
@@ -149,7 +151,9 @@ def explain(job: SlurmJob, status: RunStatus) -> str:
             return (
                 "Nothing was run: the target directory must be yours alone (owned by you, "
                 "writable by nobody else, not a link; for a target such as $TMPDIR, set on "
-                f"the node) and the run's own directory must not exist yet. {where}"
+                "the node), as every directory above it (root's or yours, writable by no one "
+                "else unless sticky, as /tmp), and the run's own directory must not exist "
+                f"yet. {where}"
             )
         code = f"signal {job.signal}" if job.signal else f"exit code {job.return_code}"
         return f"The job failed ({code}, {job.reason or job.state}). {where}"

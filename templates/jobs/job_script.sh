@@ -3,8 +3,11 @@
 #   engine: {{ engine }}, target: {{ target }}, {{ description }}
 # It works in a directory of its own on the target, removes it at the end (also
 # when it fails or is cancelled) and sends the benchmark's output to the portal.
-# Once the portal has it, this job's output file goes too: nothing piles up on the
-# target. It stays when the output could not be sent: staff attach it from there.
+# Its output file is written by this script, once the directory is known to be the
+# user's alone (Slurm sends the job's output nowhere: it would open a name in the
+# directory before anything was checked, and follow a link another user planted there).
+# Once the portal has the output, that file goes too: nothing piles up on the target.
+# It stays when the output could not be sent: staff attach it from there.
 set -u
 umask 077
 target_dir={{ target_dir }}
@@ -35,16 +38,30 @@ if [ -z {{ target_variable_value }} ]; then
 fi
 {% endif %}# The target directory must be this user's alone: in one another user owns or may
 # write to (a target under a shared parent such as /tmp), that user could swap the
-# run's directory for a link while the benchmark writes.
+# run's directory for a link while the benchmark writes, or plant a link named as a
+# file this job writes.
 if [ -L "$target_dir" ] || [ ! -d "$target_dir" ] || [ ! -O "$target_dir" ] ||
   [ -n "$(find "$target_dir" -maxdepth 0 -perm /022)" ]; then
   say "$target_dir is not a directory of yours that only you may write to; nothing was run"
   exit 78
 fi
-{% if target_variable %}# Slurm could not name a file in it (it sends this job's output nowhere): the output
-# file is this, from here on.
+# And every directory above it, as the filesystem has them (a site's links resolved):
+# root's or this user's, and writable by no one else unless sticky (as /tmp is, where
+# nobody may rename another's entry). One that another user may write to would let
+# them rename this user's directory away and put one of theirs in its place.
+physical=$(cd -P -- "$target_dir" && pwd) || exit 78
+parent=$physical
+while [ "$parent" != / ]; do
+  parent=$(dirname -- "$parent")
+  if [ -L "$parent" ] || { [ "$(stat -c %u -- "$parent")" != 0 ] && [ ! -O "$parent" ]; } ||
+    [ -n "$(find "$parent" -maxdepth 0 -perm /022 ! -perm -1000)" ]; then
+    say "$parent, above $target_dir, may be written to by other users; nothing was run"
+    exit 78
+  fi
+done
+# The job's output file, from here on: in a directory no other user can name a file in.
 exec >"$output" 2>&1
-{% endif %}# A fresh directory, made here (mode 700): an existing path is never reused.
+# A fresh directory, made here (mode 700): an existing path is never reused.
 if ! mkdir -- "$run_dir"; then
   say "$run_dir exists already; nothing was run"
   exit 78

@@ -120,3 +120,19 @@ def test_a_run_on_a_directory_each_node_has_its_own_of_is_kept_on_one_node(
 
     # A shared target: wherever Slurm puts the ranks; a node's own: all on one node.
     assert nodes == [None, 1, 1]
+
+
+def test_slurm_opens_no_file_of_a_run_on_a_path_either(trainee, disk_target) -> None:
+    """Slurm would open the output file in the target directory before the script has
+    checked it, and follow a link another user planted there: it sends the job's output
+    nowhere, and the script writes the file once the directory and every one above it
+    passed (tests/jobs/test_job_script_live.py plants the link)."""
+    run = make_run(trainee, disk_target, workload=workload(1))
+    script = render_script(run)
+    spec = job_spec(run, script, "token")
+
+    assert (spec.working_directory, spec.standard_output) == ("/", "/dev/null")
+    checks, _, rest = script.partition('exec >"$output" 2>&1')
+    assert "exit 78" in checks and 'while [ "$parent" != / ]' in checks
+    assert 'mkdir -- "$run_dir"' in rest  # nothing made before the checks passed
+    assert subprocess.run(["bash", "-n"], input=script, text=True).returncode == 0

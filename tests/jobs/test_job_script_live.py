@@ -4,6 +4,7 @@ user's alone (real jobs on the dev cluster, real Unix accounts)."""
 
 import http.server
 import io
+import pwd
 import shutil
 import subprocess
 import threading
@@ -136,6 +137,66 @@ def test_a_target_directory_another_user_made_is_refused_and_nothing_runs(
     assert run.status == RunStatus.FAILED
     assert "must be yours alone" in run.status_reason
     assert not Path(run.run_directory).exists()  # the benchmark never wrote there
+
+
+def next_job_ids(user: str, count: int = 60) -> range:
+    """The ids Slurm hands out next (it counts up): those after a job `user` submits."""
+    said = subprocess.run(
+        ["runuser", "-u", user, "--", "sbatch", "--parsable", "--partition=debug",
+         "--output=/dev/null", "--chdir=/", "--wrap=true"],
+        capture_output=True, text=True, check=True,
+    ).stdout  # fmt: skip
+    first = int(said.split(";")[0]) + 1
+    return range(first, first + count)
+
+
+def test_a_link_planted_as_the_jobs_output_file_is_never_followed(
+    live_portal, trainee, make_cluster_account, shared_parent, site
+) -> None:
+    """Another user owns the directory the trainee's path names (a shared parent such as
+    /tmp) and plants, under every name the job's output file could take, a link to the
+    trainee's ~/.bashrc: Slurm, opening that file before the script checks anything,
+    would truncate it. The job's output goes nowhere until the script has checked."""
+    intruder = make_cluster_account()
+    target = target_in(shared_parent, site)
+    planted = shared_parent / trainee.username
+    as_user(intruder, "mkdir", "-m", "777", str(planted))
+    run = make_run(trainee, target, time_limit_minutes=2)
+    bashrc = Path(pwd.getpwnam(trainee.username).pw_dir) / ".bashrc"
+    before = bashrc.read_bytes()
+    assert before  # useradd's skeleton
+    coming = next_job_ids(intruder)
+    for job_id in coming:
+        as_user(intruder, "ln", "-s", str(bashrc), str(planted / f"{run.job_name}-{job_id}.out"))
+
+    submit(run.pk)
+    (run,) = follow(run)
+
+    assert run.slurm_job_id in coming, "other jobs took the planted ids: plant more"
+    assert run.status == RunStatus.FAILED and "must be yours alone" in run.status_reason
+    assert bashrc.read_bytes() == before
+
+
+def test_a_directory_above_the_target_that_others_may_write_to_is_refused(
+    live_portal, trainee, site
+) -> None:
+    """The trainee's own directory, in a parent every user may write to without the
+    sticky bit: another user could rename it away and put theirs in its place."""
+    parent = Path("/tmp") / unique_name("slt-open")
+    parent.mkdir()
+    parent.chmod(0o777)
+    try:
+        as_user(trainee.username, "mkdir", "-m", "700", str(parent / trainee.username))
+        run = make_run(trainee, target_in(parent, site), time_limit_minutes=2)
+
+        submit(run.pk)
+        (run,) = follow(run)
+
+        assert run.status == RunStatus.FAILED
+        assert "as every directory above it" in run.status_reason
+        assert not Path(run.run_directory).exists()
+    finally:
+        shutil.rmtree(parent, ignore_errors=True)
 
 
 def test_an_existing_run_directory_is_never_reused_nor_removed(
