@@ -21,14 +21,33 @@ name=${2:-}
 [[ "$name" =~ ^[a-z_][a-z0-9_-]{0,31}$ ]] || die "not a valid account name: '$name'"
 
 dirs=("$DISK_ROOT/home/$name" "$DISK_ROOT/global/$name" "$DISK_ROOT/scratch/$name" "$TMPFS_ROOT/$name")
+
+# root_dir DIR: DIR is a directory of root's, no link, that only root writes to, made if
+# missing. Root chowns and mounts in it: a link or a directory another user made there
+# (/dev/shm is everyone's) would take that elsewhere. Checked after the mkdir, which
+# leaves what was there: once root's, nobody else can swap it.
+root_dir() {
+  local dir=$1
+  [ -d "$(dirname "$dir")" ] || mkdir -p "$(dirname "$dir")"
+  mkdir -m 0755 "$dir" 2>/dev/null || true
+  if [ -L "$dir" ] || [ ! -d "$dir" ] || [ "$(stat -c %u "$dir")" != 0 ] ||
+    [ -n "$(find "$dir" -maxdepth 0 -perm /022)" ]; then
+    die "$dir is not a directory only root writes to (a link, or another user's): nothing was done; remove it, then add the account again"
+  fi
+}
+
 case "$action" in
 add)
+  for dir in "${dirs[@]}"; do
+    root_dir "$(dirname "$dir")"
+    # In a directory only root writes to: what is there, root put there. Never a link.
+    [ ! -L "$dir" ] || die "$dir is a link: nothing was done"
+  done
   id "$name" >/dev/null 2>&1 ||
     useradd --create-home --home-dir "$DISK_ROOT/home/$name" --shell /bin/bash "$name"
   for dir in "${dirs[@]}"; do
-    mkdir -p "$(dirname "$dir")" && chmod 0755 "$(dirname "$dir")"
     mkdir -p "$dir"
-    chown "$name:" "$dir"
+    chown -h "$name:" "$dir"
     chmod 0700 "$dir"
   done
   tmpdir=$TMPFS_ROOT/$name
