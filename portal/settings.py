@@ -458,6 +458,12 @@ if SUBMIT_LEASE_SECONDS < 3 * SLURMRESTD_TIMEOUT:
 # A run whose job Slurm no longer lists this long after its submission, and whose
 # output never came, is lost (jobs/lost.py).
 LOST_AFTER_SECONDS = envint("LOST_AFTER_SECONDS", "30")
+# The portal's own identities beyond the UID it runs as and DARSHAN_SANDBOX_USER, never a
+# job account either: the image sets its user's UID here (docker/Dockerfile).
+try:
+    PORTAL_UIDS = [int(uid) for uid in envlist("PORTAL_UIDS", "")]
+except ValueError:
+    raise ImproperlyConfigured("PORTAL_UIDS must be UIDs (numbers), comma-separated") from None
 
 # The site profile in use (exercises/catalogue/sites/NAME.toml, loaded with
 # `manage.py load_site_profile NAME`).
@@ -530,6 +536,11 @@ DARSHAN_LOG_DAYS = envint("DARSHAN_LOG_DAYS", "14")
 # The reader of each log runs as this user, who must own nothing of the portal's (a
 # name, or "UID:GID" where the containers do not know it): jobio/sandbox.py.
 DARSHAN_SANDBOX_USER = os.getenv("DARSHAN_SANDBOX_USER", "storagelab-sandbox")
+# The program that starts each reader as that user (docker/sandbox/: built for its UID,
+# with CAP_SETUID, CAP_SETGID and CAP_KILL as file capabilities; the workers hold none).
+DARSHAN_SANDBOX_HELPER = os.getenv(
+    "DARSHAN_SANDBOX_HELPER", "/usr/local/libexec/storagelab-sandbox"
+)
 # Checks go to a queue of their own, taken by a worker of its own (up.sh: `--queues
 # darshan`): at most DARSHAN_CHECKS_GOING per user at once, DARSHAN_CHECKS_PER_HOUR
 # started per user, DARSHAN_USER_MAX_BYTES of logs per user waiting to be read.
