@@ -149,11 +149,11 @@ def explain(job: SlurmJob, status: RunStatus, output: str) -> str:
             return f"Slurm could not start the job (missing or unwritable directory?). {where}"
         if job.return_code == REFUSED_DIRECTORY:
             return (
-                "Nothing was run: the target directory must be yours alone (owned by you, "
-                "writable by nobody else, not a link; for a target such as $TMPDIR, set on "
-                "the node), as every directory above it (root's or yours, writable by no one "
-                "else unless sticky, as /tmp), and the run's own directory must not exist "
-                f"yet. {where}"
+                "Nothing was run: the target directory must exist and be yours alone (owned "
+                "by you, writable by nobody else, not a link; for a target such as $TMPDIR, "
+                "set on the node), as every directory above it (root's or yours, writable by "
+                "no one else unless sticky, as /tmp), and the run's own directory must not "
+                f"exist yet. {where}"
             )
         code = f"signal {job.signal}" if job.signal else f"exit code {job.return_code}"
         return f"The job failed ({code}, {job.reason or job.state}). {where}"

@@ -5,8 +5,8 @@ so this costs seconds; the scripts hash the source they found)."""
 
 import hashlib
 import os
+import shutil
 import subprocess
-import tarfile
 from pathlib import Path
 
 import pytest
@@ -21,14 +21,11 @@ def lone_clone(tmp_path: Path) -> Path:
         ["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, check=True
     ).stdout.split(b"\0")
     clone = tmp_path / "site" / "storagelab"
-    clone.mkdir(parents=True)
-    archive = tmp_path / "tracked.tar"
-    with tarfile.open(archive, "w") as tar:
-        for name in filter(None, names):
-            if (ROOT / name.decode()).exists():
-                tar.add(ROOT / name.decode(), arcname=name.decode())
-    with tarfile.open(archive) as tar:
-        tar.extractall(clone, filter="tar")
+    for name in filter(None, names):
+        source = ROOT / name.decode()
+        if source.is_file():
+            (clone / name.decode()).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, clone / name.decode())
     assert not (clone.parent.parent / "shared").exists()
     return clone
 

@@ -68,8 +68,10 @@ def test_a_job_that_cannot_start_says_why(live_portal, trainee, disk_target) -> 
 
     (run,) = follow(run)
 
+    # Slurm starts it (it opens nothing there): the script finds no directory of the
+    # user's and runs nothing.
     assert run.status == RunStatus.FAILED
-    assert "Slurm could not start the job" in run.status_reason
+    assert "Nothing was run: the target directory must exist" in run.status_reason
     assert str(run.slurm_job_id) in run.status_reason
 
 

@@ -78,6 +78,9 @@ def test_a_name_nobody_has_is_counted_alike(make_user, settings) -> None:
     assert answers[-1].status_code == 429 and "try again in" in answers[-1].content.decode()
 
 
+# Its threads have database connections of their own, which commit what they write (the
+# failures axes records): the database is emptied after it, so no later test sees them.
+@pytest.mark.django_db(transaction=True)
 def test_tries_sent_at_once_get_one_turn_between_them(
     make_user, settings, django_db_blocker
 ) -> None:
