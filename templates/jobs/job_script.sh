@@ -152,8 +152,8 @@ send_logs() {
 }
 [ -z "$delivered" ] || send_logs
 {% endif %}
-# The portal has the output: this file (still written to by Slurm, which holds it
-# open) is no longer needed. Only a regular file of this user's, never a link.
+# The portal has the output: this file (this script's own output, still open) is no
+# longer needed. Only a regular file of this user's, never a link.
 if [ -n "$delivered" ] && [ -f "$output" ] && [ ! -L "$output" ] && [ -O "$output" ]; then
   rm -f -- "$output"
 fi
