@@ -1,5 +1,6 @@
 """Jobs for the dev cluster in tests: a trivial one, one that holds every CPU, and
-waiting, with the sync, for a run to reach a status."""
+waiting, with the sync, for a run to reach a status; a command as another user of the
+machine (an intruder planting files, a trainee making a directory)."""
 
 import os
 import subprocess
@@ -12,6 +13,14 @@ from jobs.models import BenchmarkRun
 from jobs.slurm import JobSpec
 from jobs.sync import sync
 from tests.names import unique_name
+
+
+def as_user(user: str, *argv: str) -> str:
+    """What `argv` prints, run as the Unix account `user` (it must succeed)."""
+    done = subprocess.run(
+        ["runuser", "-u", user, "--", *argv], capture_output=True, text=True, check=True
+    )
+    return done.stdout
 
 
 def trivial_job(directory: Path, script_body: str) -> JobSpec:

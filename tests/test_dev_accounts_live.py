@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.cluster import as_user
 from tests.names import unique_name
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -39,10 +40,6 @@ def account_sh(env: dict[str, str], *argv: str) -> subprocess.CompletedProcess:
         text=True,
         timeout=60,
     )
-
-
-def as_user(user: str, *argv: str) -> None:
-    subprocess.run(["runuser", "-u", user, "--", *argv], check=True)
 
 
 @pytest.mark.parametrize("plant", ["link", "directory"])

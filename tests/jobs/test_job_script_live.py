@@ -6,7 +6,6 @@ import http.server
 import io
 import pwd
 import shutil
-import subprocess
 import threading
 import time
 from collections.abc import Iterator
@@ -20,6 +19,7 @@ from jobs.models import RunStatus
 from jobs.scripts import job_spec
 from jobs.submission import start_run, submit
 from jobs.sync import sync
+from tests.cluster import as_user
 from tests.names import unique_name
 from tests.runs import follow, make_run, small_workload
 
@@ -108,10 +108,6 @@ def shared_parent() -> Iterator[Path]:
     shutil.rmtree(parent, ignore_errors=True)
 
 
-def as_user(user: str, *argv: str) -> None:
-    subprocess.run(["runuser", "-u", user, "--", *argv], check=True)
-
-
 def target_in(parent: Path, site) -> StorageTarget:
     return StorageTarget.objects.create(
         profile=site,
@@ -141,11 +137,10 @@ def test_a_target_directory_another_user_made_is_refused_and_nothing_runs(
 
 def next_job_ids(user: str, count: int = 60) -> range:
     """The ids Slurm hands out next (it counts up): those after a job `user` submits."""
-    said = subprocess.run(
-        ["runuser", "-u", user, "--", "sbatch", "--parsable", "--partition=debug",
-         "--output=/dev/null", "--chdir=/", "--wrap=true"],
-        capture_output=True, text=True, check=True,
-    ).stdout  # fmt: skip
+    said = as_user(
+        user, "sbatch", "--parsable", "--partition=debug", "--output=/dev/null", "--chdir=/",
+        "--wrap=true",
+    )  # fmt: skip
     first = int(said.split(";")[0]) + 1
     return range(first, first + count)
 
