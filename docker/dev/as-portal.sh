@@ -13,14 +13,13 @@ set -euo pipefail
 [ $# -ge 2 ] || die "usage: as-portal.sh -|file|CAPABILITY COMMAND..."
 caps=$1
 shift
-as=(setpriv --reuid="$PORTAL_USER" --regid="$PORTAL_USER" --init-groups --inh-caps=-all)
+as=(setpriv --reuid="$PORTAL_USER" --regid="$PORTAL_USER" --init-groups)
 case "$caps" in
--) exec "${as[@]}" --bounding-set=-all --no-new-privs -- "$@" ;;
-file) exec "${as[@]}" --bounding-set=-all,+setuid,+setgid,+kill -- "$@" ;;
+-) exec "${as[@]}" --inh-caps=-all --bounding-set=-all --no-new-privs -- "$@" ;;
+file) exec "${as[@]}" --inh-caps=-all --bounding-set=-all,+setuid,+setgid,+kill -- "$@" ;;
 *)
   [[ "$caps" =~ ^[a-z_]+$ ]] || die "not a capability: $caps"
-  exec setpriv --reuid="$PORTAL_USER" --regid="$PORTAL_USER" --init-groups \
-    --inh-caps="-all,+$caps" --ambient-caps="+$caps" --bounding-set="-all,+$caps" \
-    --no-new-privs -- "$@"
+  exec "${as[@]}" --inh-caps="-all,+$caps" --ambient-caps="+$caps" \
+    --bounding-set="-all,+$caps" --no-new-privs -- "$@"
   ;;
 esac
