@@ -196,7 +196,9 @@ def read(run_id: int) -> None:
         .filter(pk=run_id, read_started_at__isnull=True)
         .update(read_started_at=timezone.now())
     )
-    row = RunLog.objects.filter(pk=run_id).first() if begun else None
+    # The run comes with its logs: a run deleted while they are parsed (its owner's
+    # account removed) leaves the updates below nothing to change, not a traceback.
+    row = RunLog.objects.select_related("run").filter(pk=run_id).first() if begun else None
     if row is None:
         return
     try:

@@ -14,6 +14,7 @@ from exercises.courses.models import Course, Enrollment
 from jobs.models import ACTIVE_STATUSES, UNFINISHED_STATUSES, BenchmarkRun, RunStatus
 from jobs.sync import sync
 from portal.models import ClusterAccount
+from tests.runs import follow
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -71,7 +72,9 @@ def test_a_click_beyond_the_course_cap_runs_everything_in_order_within_it(
         assert time.monotonic() < deadline, f"not done after 120 s: {statuses}"
         time.sleep(0.2)
 
-    done = list(BenchmarkRun.objects.filter(user=trainee.user).select_related("result"))
+    # Slurm's word that a job ended can come before its result is read (the results
+    # worker parses it apart): wait for both, as a page following the run does.
+    done = follow(*BenchmarkRun.objects.filter(user=trainee.user), timeout=30)
     assert all(r.status == RunStatus.COMPLETED for r in done), [r.status_reason for r in done]
     assert all(r.course == course and r.result.write_mib_s > 0 for r in done)
     assert most_going == CAP and 1 <= most_in_slurm <= CAP, (most_going, most_in_slurm, samples)
