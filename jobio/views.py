@@ -16,6 +16,7 @@ from jobio.charts import chart_data, size_rows
 from jobio.forms import JobIdForm, UploadForm
 from jobio.models import JobCheck
 from jobio.tasks import read_once_committed, read_run_logs_once_committed
+from jobs.access import runs_visible_to
 from jobs.models import BenchmarkRun
 from jobs.results import ResultRefused, check_post
 from portal.polling import poll_answer
@@ -148,9 +149,8 @@ def run_logs(request: HttpRequest, key: str) -> HttpResponse:
 def run_profile(request: HttpRequest, key: str) -> HttpResponse:
     """The run page's I/O profile (a fragment it loads, polled while it may come): the
     run's owner sees it, and staff."""
-    visible = BenchmarkRun.objects.defer("raw_output").select_related("target", "exercise")
-    if not request.user.is_staff:
-        visible = visible.filter(user=request.user)
+    visible = runs_visible_to(request.user).defer("raw_output")
+    visible = visible.select_related("target", "exercise")
     run = get_object_or_404(visible, key=key)
     shown = runs.of_run(run, checks.task_seconds())
     ctx = {"run": run, "shown": shown}

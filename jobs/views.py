@@ -6,6 +6,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_POST
 
+from jobs.access import runs_visible_to
 from jobs.models import BenchmarkRun
 from jobs.results import ResultRefused, check_post, header_number, receive_result
 from jobs.retention import dropped_note
@@ -19,9 +20,7 @@ def _get_own_run(request: HttpRequest, key: str, *, output: bool = False) -> Ben
     """The run, if it is the user's own (staff may act on any); 404 otherwise, saying
     so in the words of the portal. Its output (up to RESULT_MAX_BYTES) only for the
     page that shows it: the run page is polled every 2 s while it runs."""
-    runs = BenchmarkRun.objects.all()
-    if not request.user.is_staff:
-        runs = runs.filter(user=request.user)
+    runs = runs_visible_to(request.user)
     if not output:
         runs = runs.defer("raw_output")
     run = runs.select_related("target", "exercise", "result").filter(key=key).first()

@@ -1,0 +1,36 @@
+"""A run's page is its owner's and staff's (jobs/access.py); another trainee is told
+there is no run of theirs at that address."""
+
+import pytest
+from django.test import Client
+
+from jobs.models import BenchmarkRun
+from tests.runs import make_run
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def run(make_user, disk_target) -> BenchmarkRun:
+    return make_run(make_user("sl-trainee6").cluster_account, disk_target)
+
+
+def test_the_owner_sees_their_run(client: Client, run: BenchmarkRun) -> None:
+    client.force_login(run.user)
+    assert client.get(f"/jobs/runs/{run.key}/").status_code == 200
+
+
+def test_staff_see_any_run(client: Client, run: BenchmarkRun, make_user) -> None:
+    client.force_login(make_user(staff=True))
+    assert client.get(f"/jobs/runs/{run.key}/").status_code == 200
+
+
+def test_another_trainee_is_told_it_is_not_theirs(
+    client: Client, run: BenchmarkRun, make_user
+) -> None:
+    client.force_login(make_user())
+
+    response = client.get(f"/jobs/runs/{run.key}/")
+
+    assert response.status_code == 404
+    assert "No run of yours has this address" in response.content.decode()
