@@ -32,7 +32,7 @@ def shapes(profile: SiteProfile) -> list[ExerciseShape]:
             fsync=e.fsync,
             reads=e.read_back,
             shared_file=not e.file_per_process,
-            engine=e.engine or profile.engine,
+            engine=e.runs_with,
         )
         for e in profile.exercises.all()
     ]
