@@ -27,7 +27,7 @@ from django.db import transaction
 
 from exercises.catalogue.models import Exercise, StorageTarget
 from exercises.courses import access
-from exercises.predictions.models import Prediction
+from exercises.predictions.rules import first_run_held
 from exercises.quotas.checks import quota_problems
 from jobs import slots
 from jobs.models import BenchmarkRun, RunStatus
@@ -77,7 +77,8 @@ def start_runs(
         if any(problems):
             raise StartRefused(" ".join(p for p in problems if p))
         course_for = access.open_courses_for(user, exercise, targets)
-        _check_prediction(user, exercise, [c for c in course_for.values() if c])
+        if first_run_held(user, exercise, course_for.values()):
+            raise StartRefused(PREDICT_FIRST)
         runs = [
             exercise_run(account, exercise, target, course=course_for[target.pk], waiting=True)
             for _ in range(repeat)
@@ -122,22 +123,11 @@ def _of_exercise(exercise: Exercise) -> dict:
     }
 
 
+# A first run that a course holds back (exercises/predictions/rules.py: first_run_held).
 PREDICT_FIRST = (
     'Your course asks you to predict first: rank the targets under "Your prediction" '
     "on this page (which will be fastest?), then start the runs."
 )
-
-
-def _check_prediction(user: AbstractBaseUser, exercise: Exercise, courses: list) -> None:
-    """A course that asks for predictions refuses a first run of an unpredicted
-    exercise (one that measures metadata takes no prediction)."""
-    if exercise.measures_metadata or not any(c.predictions_required for c in courses):
-        return
-    if Prediction.objects.filter(user=user, exercise=exercise).exists():
-        return
-    if BenchmarkRun.objects.filter(user=user, exercise=exercise).exists():
-        return  # ran it before the course asked: a prediction can no longer be made
-    raise StartRefused(PREDICT_FIRST)
 
 
 def _check_waiting_cap(

@@ -18,6 +18,7 @@ from exercises.lab.start import StartRefused, start_runs
 from exercises.predictions.compare import names_of, outcome
 from exercises.predictions.forms import PredictionForm
 from exercises.predictions.models import Prediction
+from exercises.predictions.rules import asked_first, has_run, may_predict, takes_prediction
 from jobs import slots
 from jobs.models import UNFINISHED_STATUSES, BenchmarkRun, RunStatus
 from portal.errors import NotFound
@@ -75,9 +76,9 @@ def exercise_predict(request: HttpRequest, key: str) -> HttpResponse:
     panel = pages.panel_state(key, request.user)
     exercise_site = pages.site_of(panel)
     exercise = exercise_site.exercise
-    if exercise.measures_metadata:  # its figures are rates: no ranking by MiB/s
+    if not takes_prediction(exercise):
         raise NotFound(f"{exercise.key} measures file operations: there is no order to predict.")
-    if BenchmarkRun.objects.filter(user=request.user, exercise=exercise).exists():
+    if not may_predict(exercise, ran=has_run(request.user, exercise)):
         messages.error(
             request,
             f"Your runs of {exercise.key} have started: a prediction is made before the "
@@ -110,8 +111,7 @@ def _page(
     prediction_form: PredictionForm | None = None,
 ) -> HttpResponse:
     ctx = _panel_context(request, panel) | {"form": form, "notice": notice}
-    if not ctx["runs"] and not ctx["exercise"].measures_metadata:
-        # Before the first run of it, the trainee may predict (and change it).
+    if may_predict(ctx["exercise"], ran=bool(ctx["runs"])):
         targets = pages.site_of(panel).targets
         mine = list(panel.prediction or ())  # read with the panel's state
         guessed = dict(panel.guesses)
@@ -122,7 +122,7 @@ def _page(
         names = {t.key: t.name for t in targets}
         ctx["prediction_order"] = names_of(mine, names) if mine else None
         courses = access.open_courses_for(request.user, ctx["exercise"], targets).values()
-        ctx["prediction_required"] = any(c.predictions_required for c in courses if c)
+        ctx["prediction_required"] = asked_first(courses)
     return render(request, "lab/exercise_detail.html", ctx, status=status)
 
 

@@ -192,3 +192,28 @@ def test_once_predicted_the_runs_start(client: Client, trainee, asking_course) -
     )
 
     assert len(runs) == 2
+
+
+def test_a_trainee_who_ran_it_before_the_course_asked_is_not_held_back(
+    trainee, asking_course
+) -> None:
+    from exercises.lab.start import start_runs  # noqa: PLC0415
+
+    make_runs(trainee, asking_course.profile, 1)  # before the course asked
+
+    runs = start_runs(
+        trainee, asking_course.exercises.get(key="1a"), list(asking_course.targets.all())
+    )
+
+    assert len(runs) == 2  # a prediction can no longer be made: the runs go on
+
+
+def test_an_exercise_of_file_operations_is_never_held_for_a_prediction(
+    trainee, asking_course
+) -> None:
+    from exercises.predictions.rules import first_run_held  # noqa: PLC0415
+
+    metadata = asking_course.profile.exercises.get(key="6")
+
+    assert not first_run_held(trainee, metadata, [asking_course])
+    assert first_run_held(trainee, asking_course.exercises.get(key="1a"), [asking_course])
