@@ -53,7 +53,7 @@ def test_the_local_collector_counts_what_a_users_directory_holds(account, dev_pr
     assert quota.known and quota.collector == "local"
     assert 3 * MiB + 100 * 1024 <= quota.bytes_used < 3 * MiB + 200 * 1024
     assert quota.files_used == 5  # input.dat, results/, a.csv, the hard link, the symlink
-    assert quota.bytes_hard == 10 * 2**30  # dev.toml's quota_bytes for $SCRATCH
+    assert quota.bytes_hard == 4 * 2**30  # dev.toml's quota_bytes for $SCRATCH
 
 
 def test_the_local_collector_counts_tmpfs_too(account, dev_profile) -> None:
