@@ -103,7 +103,7 @@ INSTALLED_APPS = [
     "django_htmx",
     "template_partials",
     "axes",
-    # Lowest first: each imports only those above it (docs/architecture.md).
+    # Ours. Their layers, and so what each may import, are in portal/layers.py.
     "portal",
     "jobs",
     "exercises",  # the teaching domain's migration history, no models

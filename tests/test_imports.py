@@ -1,7 +1,8 @@
 """The house (docs/architecture.md): the import graph of the portal's own code, in
-which imports only run down the layers and no module imports one that imports it
-back, function-level imports included (read from the source, so an import no test
-runs counts too); and apps small enough to live in."""
+which imports only run down the layers declared in portal/layers.py, never between
+sibling apps of one layer, and no module imports one that imports it back,
+function-level imports included (read from the source, so an import no test runs
+counts too); and apps small enough to live in."""
 
 import ast
 from collections import Counter
@@ -9,14 +10,13 @@ from pathlib import Path
 
 from django.conf import settings
 
+from portal.layers import LAYERS, MIGRATIONS_ONLY
+
 ROOT = Path(__file__).resolve().parents[1]
 
-PACKAGES = ("portal", "jobs", "exercises", "jobio")
-# Lowest first, as INSTALLED_APPS lists them: each may import itself and what is above
-# it, never below. "exercises" alone holds the teaching domain's migration history.
-LAYERS = tuple(
-    app for app in settings.INSTALLED_APPS if app.startswith(PACKAGES) and app != "exercises"
-)
+LAYER_OF = {app: rank for rank, apps in enumerate(LAYERS) for app in apps}
+# The top-level packages of our code: those the layers' apps live in.
+PACKAGES = tuple(sorted({app.split(".")[0] for app in [*LAYER_OF, *MIGRATIONS_ONLY]}))
 
 
 def module_name(path: Path) -> str:
@@ -52,11 +52,29 @@ def imports(name: str, path: Path, known: dict[str, Path]) -> set[str]:
     return {m for m in found if m in known and m != name}
 
 
-def layer(name: str) -> int | None:
-    ranks = [
-        i for i, prefix in enumerate(LAYERS) if name == prefix or name.startswith(prefix + ".")
-    ]
-    return max(ranks, default=None)
+def app_of(name: str) -> str | None:
+    """The app a module belongs to: the longest app name it starts with."""
+    apps = [app for app in [*LAYER_OF, *MIGRATIONS_ONLY] if f"{name}.".startswith(f"{app}.")]
+    return max(apps, key=len, default=None)
+
+
+def crossings(edges: dict[str, set[str]]) -> list[str]:
+    """Every import that breaks the layers: one upward, one between siblings (two
+    apps on one layer), and any import by a module outside the layers."""
+    found = []
+    for name, others in edges.items():
+        app = app_of(name)
+        for other in others:
+            other_app = app_of(other)
+            if app == other_app:
+                continue
+            if app not in LAYER_OF or other_app not in LAYER_OF:
+                found.append(f"{name} imports {other}: outside the layers")
+            elif LAYER_OF[other_app] > LAYER_OF[app]:
+                found.append(f"{name} imports {other}: upward")
+            elif LAYER_OF[other_app] == LAYER_OF[app]:
+                found.append(f"{name} imports {other}: a sibling")
+    return sorted(found)
 
 
 def graph() -> dict[str, set[str]]:
@@ -64,22 +82,51 @@ def graph() -> dict[str, set[str]]:
     return {name: imports(name, path, known) for name, path in known.items()}
 
 
-def test_every_module_of_the_portal_is_in_a_layer() -> None:
-    # "exercises" alone is the teaching domain's migration history (its apps.py).
-    outside = sorted(
-        m for m in graph() if layer(m) is None and m not in ("exercises", "exercises.apps")
-    )
-    assert outside == []
+def test_every_installed_app_of_ours_has_one_layer() -> None:
+    ours = [app for app in settings.INSTALLED_APPS if app.split(".")[0] in PACKAGES]
+    declared = [app for apps in LAYERS for app in apps]
+
+    assert len(declared) == len(set(declared)), "an app on two layers"
+    assert sorted(ours) == sorted([*declared, *MIGRATIONS_ONLY])
 
 
-def test_imports_only_run_down() -> None:
-    upward = sorted(
-        f"{name} imports {other}"
-        for name, others in graph().items()
-        for other in others
-        if (layer(other) or 0) > (layer(name) or 0)
-    )
-    assert upward == []
+def test_every_module_of_the_portal_is_in_an_app() -> None:
+    assert sorted(m for m in graph() if app_of(m) is None) == []
+
+
+def test_imports_only_run_down_and_never_between_siblings() -> None:
+    assert crossings(graph()) == []
+
+
+def planted(tmp_path: Path, source: str, module: str) -> dict[str, set[str]]:
+    """The graph's edges of a module with this source, as if it were `module`."""
+    path = tmp_path / "planted.py"
+    path.write_text(source)
+    return {module: imports(module, path, modules())}
+
+
+def test_a_planted_upward_import_is_caught(tmp_path: Path) -> None:
+    source = "def later():\n    from exercises.lab.start import start_runs\n"
+
+    edges = planted(tmp_path, source, "jobs.sync")
+
+    assert crossings(edges) == ["jobs.sync imports exercises.lab.start: upward"]
+
+
+def test_a_planted_import_between_siblings_is_caught(tmp_path: Path) -> None:
+    source = "from ..predictions import models\n"
+
+    edges = planted(tmp_path, source, "exercises.quotas.checks")
+
+    assert crossings(edges) == [
+        "exercises.quotas.checks imports exercises.predictions.models: a sibling"
+    ]
+
+
+def test_a_planted_import_down_the_layers_passes(tmp_path: Path) -> None:
+    source = "from exercises.catalogue.models import Exercise\nfrom jobs import slots\n"
+
+    assert crossings(planted(tmp_path, source, "exercises.quotas.checks")) == []
 
 
 def test_no_module_imports_one_that_imports_it_back() -> None:
