@@ -15,7 +15,7 @@ from django.utils import timezone
 from django.utils.timesince import timeuntil
 from redis.exceptions import RedisError
 
-from exercises.catalogue.models import SiteProfile, StorageTarget
+from exercises.catalogue.models import QuotaCollector, SiteProfile, StorageTarget
 from exercises.quotas.models import Quota
 from portal.models import ClusterAccount
 from portal.units import iec
@@ -126,6 +126,26 @@ def grace_notes(quota: Quota, now: datetime | None = None) -> list[str]:
     return notes
 
 
+# Where a user's figures come from, in words a user reads on "My storage" (the
+# collectors' names, QuotaCollector's labels, are the admin's).
+SOURCES = {
+    QuotaCollector.LOCAL: "the portal adds up the files in your directory, and the limit "
+    "is this site's default quota, the same for every account",
+    QuotaCollector.ONDEMAND: "the quota file the site publishes for Open OnDemand, with the "
+    "limits the site set for your account",
+}
+FROM_THE_FILESYSTEM = (
+    "the filesystem's own count for your account ({tool}), with the limits the site set for you"
+)
+
+
+def source_of(collector: str) -> str:
+    """Where a Quota's figures and limit come from, as a sentence's second half."""
+    if collector in SOURCES:
+        return SOURCES[collector]
+    return FROM_THE_FILESYSTEM.format(tool=QuotaCollector(collector).label)
+
+
 @dataclass
 class TargetStorage:
     """One target on the "My storage" page."""
@@ -138,6 +158,10 @@ class TargetStorage:
     @property
     def known(self) -> bool:
         return self.quota is not None and self.quota.known
+
+    @property
+    def source(self) -> str:
+        return source_of(self.quota.collector) if self.quota else ""
 
     @cached_property
     def meters(self) -> list[Meter]:

@@ -8,7 +8,8 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from exercises.quotas.store import record_failure
+from exercises.quotas.store import record_failure, record_usage
+from exercises.quotas.usage import Usage
 from portal.units import GiB, MiB
 from tests.quotas import dev_target, fill
 
@@ -158,3 +159,18 @@ def test_the_page_stays_within_a_fixed_number_of_queries(
 
     with django_assert_max_num_queries(7):
         assert client.get("/storage/").status_code == 200
+
+
+def test_it_says_in_plain_words_where_each_figure_comes_from(client, ada_account) -> None:
+    fill(ada_account, "home", 100 * MiB, bytes_hard=GiB)
+    record_usage(ada_account, dev_target("global"), "lustre", Usage(bytes_used=GiB))
+    client.force_login(ada_account.user)
+
+    page = client.get("/storage/").content.decode()
+
+    assert (
+        "ago): the portal adds up the files in your directory, and the limit is this "
+        "site&#x27;s default quota, the same for every account." in page
+    )
+    assert "the filesystem&#x27;s own count for your account (Lustre: lfs quota)" in page
+    assert "directory usage against the default quota" not in page  # the admin's words
