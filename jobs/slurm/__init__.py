@@ -3,7 +3,9 @@
 - `client.SlurmClient`: one private request path, version discovery, the calls.
 - `errors`: what can go wrong, and whether retrying can help.
 - `auth`: the tokens (per-user JWTs signed by the portal, or a static service token).
-- `models` and `adapters`: one internal model of a job, and each API version's shape.
+- `models`: one internal model of a job, whatever the API version.
+- `adapters/`: one module per API version (what changed in it), discovery's order,
+  and in `adapters/common.py` what every version's answers share.
 """
 
 from jobs.slurm.client import SlurmClient, get_client

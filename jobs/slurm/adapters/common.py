@@ -1,14 +1,8 @@
-"""Each API version's shape, turned into the client's models.
-
-v0.0.38/39: job_state is a string, times are plain, exit_code is the raw wait
-status (v0.0.39 wraps it in {set, infinite, number}).
-v0.0.40+: job_state is a list of flags, numbers are {set, infinite, number} and
-exit_code is decoded. From v0.0.43 `stdout_expanded` is the output path with its
-patterns (%j, ...) resolved; `standard_output` is what was asked for.
-Submissions: v0.0.38 takes sbatch-style options (environment an object, the
-script beside `job`); from v0.0.39 (data_parser) environment is a list of K=V,
-time_limit a {set, number} struct and the script is in `job`.
-"""
+"""What every API version's answers share, read into the client's models. Job
+records are read with one tolerant model: each field takes every shape a version
+gives it (a string or a list of flags, a number or {set, infinite, number}, a wait
+status or a decoded exit code), so a job reads the same whatever version sent it.
+What changed in which version is said in that version's module."""
 
 from datetime import UTC, datetime
 from typing import Annotated, Any
@@ -17,9 +11,6 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, ValidationError
 
 from jobs.slurm.errors import SlurmInvalidResponse
 from jobs.slurm.models import JobList, JobSpec, JobState, Ping, SlurmJob
-
-# Newest first: discovery takes the first one slurmrestd serves.
-API_VERSIONS = ("v0.0.44", "v0.0.43", "v0.0.42", "v0.0.41", "v0.0.40", "v0.0.39", "v0.0.38")
 
 
 class _Loose(BaseModel):
@@ -153,7 +144,7 @@ def parse_ping(version: str, body: dict[str, Any]) -> Ping:
     slurm = meta.get("slurm") or meta.get("Slurm") or {}
     pings = body.get("pings") or [{}]
     first = pings[0] if isinstance(pings[0], dict) else {}
-    # v0.0.38 says "ping": "UP"; later releases "pinged": "UP" and "responding".
+    # v0.0.38 says "ping": "UP", later versions "pinged": "UP", v0.0.42 on "responding".
     up = first.get("responding", (first.get("pinged") or first.get("ping")) == "UP")
     return Ping(
         api_version=version,
@@ -164,8 +155,9 @@ def parse_ping(version: str, body: dict[str, Any]) -> Ping:
     )
 
 
-def submit_payload(version: str, spec: JobSpec) -> dict[str, Any]:
-    job: dict[str, Any] = {
+def job_fields(spec: JobSpec) -> dict[str, Any]:
+    """The fields of a submission's `job` that every version takes alike."""
+    return {
         "name": spec.name,
         "partition": spec.partition,
         "tasks": spec.tasks,
@@ -178,15 +170,3 @@ def submit_payload(version: str, spec: JobSpec) -> dict[str, Any]:
         # starting it again is the trainee's choice.
         "requeue": False,
     }
-    if spec.nodes and version == "v0.0.38":
-        job["nodes"] = [spec.nodes, spec.nodes]  # [minimum, maximum]
-    elif spec.nodes:
-        job["nodes"] = str(spec.nodes)  # a count range, as sbatch --nodes takes it
-    if version == "v0.0.38":
-        job["time_limit"] = spec.time_limit_minutes
-        job["environment"] = dict(spec.environment)
-        return {"script": spec.script, "job": job}
-    job["time_limit"] = {"set": True, "number": spec.time_limit_minutes}
-    job["environment"] = [f"{k}={v}" for k, v in spec.environment.items()]
-    job["script"] = spec.script
-    return {"job": job}
