@@ -1,31 +1,79 @@
-"""The portal on a phone (390 × 844): the header fits, no page is wider than the
-screen, and a table wider than its card scrolls inside it. Screenshots of the lab,
-a run, My storage and the course overview, for a person to look at."""
+"""The portal on a phone (390 × 844): every main page a trainee, an instructor and
+staff use reads whole. No word or number runs past the screen's right edge or is cut
+by a box that scrolls or hides its overflow (a table wider than the screen stacks
+its rows instead). Full-page screenshots of each, for a person to look at."""
+
+from datetime import timedelta
 
 import pytest
 from django.contrib.auth.models import Permission
-from playwright.sync_api import Browser
+from django.utils import timezone
+from playwright.sync_api import Browser, Page, expect
 
+from exercises.calibration.models import Calibration
+from exercises.catalogue.models import MeasuredReference
 from exercises.courses.models import Course, Enrollment
+from jobio.models import JobCheck
+from jobio.sandbox import parse
 from jobs.models import BenchmarkRun
+from portal.models import ClusterAccount
 from portal.units import GiB
-from tests.e2e.browser import ARTIFACTS, log_in
+from tests.e2e.browser import ARTIFACTS, ask_the_advisor, log_in
+from tests.jobio.logs import log
 from tests.quotas import fill
 from tests.runs import make_runs
 
 PHONE = {"width": 390, "height": 844}
 
+# Every text on the page that is shown, line by line, against the screen and against
+# each box around it that clips or scrolls what overflows it: what is cut, and by what.
+CUT_TEXT = """() => {
+  const found = [];
+  const range = document.createRange();
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  const name = (el) => el.tagName.toLowerCase() + (el.id ? "#" + el.id : "")
+    + (typeof el.className === "string" && el.className
+       ? "." + el.className.trim().split(/\\s+/).join(".") : "");
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    const text = node.textContent.replace(/\\s+/g, " ").trim();
+    const el = node.parentElement;
+    if (!text || !el.checkVisibility({visibilityProperty: true, opacityProperty: true})) continue;
+    range.selectNodeContents(node);
+    let why = null;
+    for (const r of range.getClientRects()) {
+      if (r.width < 1 || r.height < 1) continue;
+      if (r.right > window.innerWidth + 1 || r.left < -1) why = "past the screen's edge";
+      for (let box = el; box && box !== document.body && !why; box = box.parentElement) {
+        const style = getComputedStyle(box);
+        const edge = box.getBoundingClientRect();
+        const left = edge.left + box.clientLeft, top = edge.top + box.clientTop;
+        const outX = r.right > left + box.clientWidth + 1 || r.left < left - 1;
+        const outY = r.bottom > top + box.clientHeight + 1 || r.top < top - 1;
+        if (style.overflowX !== "visible" && outX || style.overflowY !== "visible" && outY) {
+          why = `cut by ${name(box)} (overflow ${style.overflowX} ${style.overflowY})`;
+        }
+      }
+      if (why) break;
+    }
+    if (why) found.push(`"${text.slice(0, 40)}" in ${name(el)}: ${why}`);
+  }
+  return found;
+}"""
 
-def looks_right_on_a_phone(page, name: str) -> None:
+
+def reads_whole_on_a_phone(page: Page, name: str) -> list[str]:
+    """What is cut on this page (after a screenshot of it): nothing, on a good page."""
+    page.wait_for_load_state("load")
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=ARTIFACTS / f"phone-{name}.png", full_page=True)
-    assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"], name
-    log_out = page.get_by_role("button", name="Log out").bounding_box()
-    assert log_out["x"] + log_out["width"] <= PHONE["width"], name  # on the screen
+    cut = [f"{name}: {what}" for what in page.evaluate(CUT_TEXT)]
+    if page.evaluate("document.documentElement.scrollWidth") > PHONE["width"]:
+        cut.append(f"{name}: the page is wider than the screen")
+    return cut
 
 
 @pytest.mark.django_db(transaction=True)
-def test_the_pages_a_class_uses_fit_a_phone(
+def test_every_main_page_reads_whole_on_a_phone(
     live_server, dev_profile, ada, ada_account, make_user, browser: Browser
 ) -> None:
     make_runs(ada, dev_profile, 8)  # 1a, twice on every target, with figures
@@ -39,21 +87,83 @@ def test_the_pages_a_class_uses_fit_a_phone(
     Enrollment.objects.create(course=course, user=ada)
     BenchmarkRun.objects.filter(user=ada).update(course=course)
     run = BenchmarkRun.objects.filter(user=ada).first()
+    check = JobCheck.objects.create(
+        user=ada, source="upload", label="random-4k.darshan", profile=_profile("random-4k")
+    )
+    staff = make_user(staff=True)
+    ClusterAccount.objects.create(user=staff, username="sl-phone-staff")
+    _calibrated(dev_profile, staff)
+    cut: list[str] = []
 
     trainee = browser.new_context(viewport=PHONE).new_page()
     log_in(trainee, live_server.url, ada)
     for name, path in (
-        ("lab", "/lab/1a/"),
+        ("lab-index", "/lab/"),
+        ("lab", "/lab/1a/"),  # the exercise, with the list of her runs
         ("run", f"/jobs/runs/{run.key}/"),
         ("storage", "/storage/"),
+        ("check-my-job", "/check-my-job/"),
+        ("check-my-job-result", f"/check-my-job/{check.pk}/"),
+        ("courses", "/courses/"),
+        ("course", f"/courses/{course.pk}/"),
+        ("advisor", "/advisor/"),
     ):
         trainee.goto(live_server.url + path)
-        looks_right_on_a_phone(trainee, name)
+        cut += reads_whole_on_a_phone(trainee, name)
+    ask_the_advisor(trainee, data_gib="10", node_gib="64", app_gib="32")
+    expect(trainee.locator("#advice ol.ranking > li").first).to_be_visible()
+    cut += reads_whole_on_a_phone(trainee, "advisor-answer")
 
     teacher = browser.new_context(viewport=PHONE).new_page()
     log_in(teacher, live_server.url, instructor)
-    teacher.goto(f"{live_server.url}/courses/{course.pk}/overview")
-    looks_right_on_a_phone(teacher, "course-overview")
-    # The grid is wider than the phone: it scrolls inside its card, the page does not.
-    grid = teacher.locator("table#class-grid")
-    assert grid.evaluate("t => t.scrollWidth > t.clientWidth")
+    for name, path in (
+        ("course-overview", f"/courses/{course.pk}/overview"),
+        ("course-overview-all", f"/courses/{course.pk}/overview?exercise=all"),
+        ("participant", f"/courses/{course.pk}/participants/{ada.pk}/"),
+        ("discussion", f"/courses/{course.pk}/discussion/1a"),
+        ("discussion-large", f"/courses/{course.pk}/discussion/1a?view=large"),
+    ):
+        teacher.goto(live_server.url + path)
+        cut += reads_whole_on_a_phone(teacher, name)
+
+    admin = browser.new_context(viewport=PHONE).new_page()
+    log_in(admin, live_server.url, staff)
+    admin.goto(f"{live_server.url}/lab/calibration/")
+    cut += reads_whole_on_a_phone(admin, "calibration")
+    log_out = admin.get_by_role("button", name="Log out").bounding_box()
+    assert log_out["x"] + log_out["width"] <= PHONE["width"]  # the header wraps
+
+    assert not cut, "\n".join(cut)
+
+
+def _profile(name: str) -> dict:
+    """A Darshan log of tests/jobio/logs read as the worker reads it, in the sandbox."""
+    return parse(log(name), seconds=20, memory_bytes=768 * 2**20, max_bytes=64 * 2**20).to_json()
+
+
+def _calibrated(profile, staff) -> None:
+    """A finished calibration of 1a on every target, its summary and its figures."""
+    targets = list(profile.targets.all())
+    ended = timezone.now() - timedelta(hours=1)
+    round_ = Calibration.objects.create(
+        profile=profile,
+        started_by=staff,
+        repeat=3,
+        exercise_keys=["1a"],
+        target_keys=[t.key for t in targets],
+        started_at=ended - timedelta(minutes=20),
+        finished_at=ended,
+        summary=(
+            f"Plan: exercises 1a; targets {', '.join(t.key for t in targets)}; ×3, "
+            f"{3 * len(targets)} runs.\nEnded {ended:%Y-%m-%d %H:%M}: {3 * len(targets) - 1} "
+            f"of {3 * len(targets)} runs gave figures, 1 failed or gave none.\n1a on "
+            f"{targets[0].name}: 1 of 3 runs gave no figure (1 timed_out); left out of its figures."
+        ),
+    )
+    exercise = profile.exercises.get(key="1a")
+    for i, target in enumerate(targets):
+        low, median, high = 1000.0 * (i + 1), 1150.0 * (i + 1), 1300.0 * (i + 1)
+        MeasuredReference.objects.create(
+            calibration=round_, exercise=exercise, target=target, values=[low, median, high],
+            median=median, low=low, high=high, measured_at=ended,
+        )  # fmt: skip
