@@ -19,6 +19,7 @@ from django.utils import timezone
 from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_POST
 
+from exercises.catalogue.models import Exercise
 from exercises.catalogue.profiles import active_profile
 from exercises.courses import access, changes, grid, overview
 from exercises.courses.forms import CourseForm, JoinCourseForm
@@ -180,10 +181,23 @@ def _overview_stamp(course: Course, runs_version: str | None, chosen: str) -> st
     return f"{course.changed_at.timestamp():.6f}-{runs_version}-{minute}-{chosen}"
 
 
+def _current_exercise(
+    exercises: list[Exercise], people: list[grid.Trainee], stand: dict[tuple[int, int], str]
+) -> str:
+    """Where the overview opens: the exercise the class is on (the first that someone
+    has not done on every target), else the first; "all" only for a course without
+    exercises. Every exercise at once is a link away, for a small class."""
+    for exercise in exercises:
+        if any(stand[(p.user_id, exercise.pk)] != "done" for p in people):
+            return exercise.key
+    return exercises[0].key if exercises else "all"
+
+
 @login_required
 def course_overview(request: HttpRequest, pk: int) -> HttpResponse:
     """The instructor's overview: where the class stands on each exercise, who needs
-    help, and the grid and figures of one exercise (or all, for a small class).
+    help, and the grid and figures of one exercise (the class's current one unless
+    the instructor chose another, or all of them for a small class).
     Polled every 3 s: a poll is a 304 while nothing moved, and otherwise brings only
     the rows and boxes that changed (portal/polling.py: changed_pieces)."""
     course = access.course_for_instructor(request.user, pk)
@@ -209,19 +223,19 @@ def course_overview(request: HttpRequest, pk: int) -> HttpResponse:
     targets = list(course.targets.all())
     people = grid.trainees(course)
     allow_all = len(people) <= ALL_AT_ONCE_MAX_TRAINEES
+    runs = overview.class_runs(course)
+    cells = grid.cells_of(runs)
+    stand = grid.standings(people, exercises, targets, cells)
     keys = [e.key for e in exercises]
     chosen = asked if asked in keys or (asked == "all" and allow_all) else ""
     if not chosen:
-        chosen = "all" if allow_all or not keys else keys[0]
+        chosen = _current_exercise(exercises, people, stand)
         stamp = _overview_stamp(course, runs_version, chosen)
     if request.GET.get("exercise") and request.session.get(remembered) != chosen:
         request.session[remembered] = chosen  # written when it changes, not at each poll
     shown = exercises if chosen == "all" else [e for e in exercises if e.key == chosen]
-    runs = overview.class_runs(course)
     class_table = overview.class_figures(course, exercises, targets, runs)
     predictions = overview.class_predictions(course)
-    cells = grid.cells_of(runs)
-    stand = grid.standings(people, exercises, targets, cells)
     ctx = {
         "course": course,
         "exercises": exercises,

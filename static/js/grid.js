@@ -22,6 +22,7 @@
       row.hidden = !show;
       if (!show) hidden += 1;
     });
+    body.classList.toggle("filtered", hidden > 0); // a filter shows all it finds
     const note = document.getElementById("grid-hidden");
     if (note) {
       note.hidden = hidden === 0;

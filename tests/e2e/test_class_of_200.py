@@ -39,16 +39,24 @@ def test_an_instructor_runs_a_class_of_200(
     teacher = browser.new_context(viewport=DESKTOP).new_page()
     log_in(teacher, live_server.url, instructor)
 
-    # The overview of a class this size shows one exercise; the instructor picks 2a.
+    # The overview of a class this size opens on one exercise, the one the class is
+    # on (1a: one trainee has not started it); the instructor picks 2a.
     teacher.get_by_role("link", name="Courses").click()
     teacher.get_by_role("link", name="Storage 200").click()
     counts = teacher.locator("#class-counts")
     expect(counts.get_by_role("link", name=re.compile("^1a ·"))).to_have_attribute(
         "aria-current", "page"
     )
+    # It opens short: the counts, who needs help and the grid's first rows.
+    shot(teacher, "overview-opens")
+    height = teacher.evaluate("document.documentElement.scrollHeight")
+    assert height < 3000, f"the overview opens {height} px tall"
     counts.get_by_role("link", name=re.compile("^2a ·")).click()
     expect(teacher.get_by_role("heading", name="Participants (200): 2a")).to_be_visible()
     expect(teacher.locator("#grid-rows tr")).to_have_count(200)
+    expect(teacher.locator("#grid-rows tr:visible")).to_have_count(15)
+    teacher.get_by_label("Show every participant").check()
+    expect(teacher.locator("#grid-rows tr:visible")).to_have_count(200)
     # 197 done, and each of the three stuck in a state of their own.
     chosen = counts.locator("tr.chosen td")
     expect(chosen).to_have_text(["197", "0", "1", "1", "0", "1"])

@@ -114,6 +114,22 @@ def test_needs_help_lists_the_three_stuck_trainees_of_a_class_of_200(client, big
     assert "1a on $TMPDIR and 1 more: failed" in help_box  # 1a and 2a both failed there
 
 
+def test_it_opens_on_the_exercise_the_class_is_on(client, people) -> None:
+    course = people["course"]  # 1a and 2a on $SCRATCH and $TMPDIR; both ran 1a on $TMPDIR
+    client.force_login(people["instructor"])
+
+    _, first, _ = overview(client, course)
+    for who in ("trainee", "classmate"):
+        add_run(course, people[who], "1a", "scratch", 90)
+    page, then, _ = overview(client, course)
+
+    assert first.endswith("?exercise=1a")  # nobody has run 1a on $SCRATCH yet
+    assert then.endswith("?exercise=2a")  # 1a done by all: the class is on 2a
+    header = re.search(r'<table class="runs grid".*?</thead>', page, re.S)[0]
+    assert header.count('<th scope="col">') == 1 + 2  # one exercise's grid, not all
+    assert 'href="?exercise=all"' in page  # all of them: a link away, for a class this small
+
+
 def test_a_class_of_200_sees_one_exercise_at_a_time(client, big_class) -> None:
     course, _ = big_class
     client.force_login(course.instructors.get())
