@@ -5,11 +5,13 @@ numbered note under the table, readable without a mouse.
     {% load references %}
     <td>{% references row rows "lab" %}</td>   {# a row's figures, each cited #}
     ...</table>{% reference_sources rows "lab" %}   {# the notes they cite #}
+    {% if rows|any_published %}<th>Site reference…{% endif %}   {# else no column #}
+    {% unpublished_note rows %}   {# once a page: why a table has no such column #}
 
 `rows` are exercises.figures.Figures; `"lab"` prefixes the notes' ids, so that two
 tables on one page keep their own."""
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 from django import template
 from django.utils.html import format_html, format_html_join
@@ -108,18 +110,9 @@ def references(row: Figures, rows: Iterable[Figures], prefix: str) -> str:
 def reference_sources(rows: Iterable[Figures], prefix: str) -> SafeString | str:
     """The notes the table's figures cite, numbered as they are: what each figure
     was measured with, where and how."""
-    rows = list(rows)
     sources = _sources(rows)
     if not sources:
-        if not rows:
-            return ""
-        # An empty column says why, rather than leave a row of dashes unexplained.
-        return format_html(
-            '<p class="muted sources">The site has published no reference figures for '
-            "{}, so its column shows –. What the site measured itself, its last "
-            "calibration, is under Measured here.</p>",
-            _exercises_named(rows),
-        )
+        return ""  # none cited; a column with no figure is left out (unpublished_note)
     notes = format_html_join(
         "", '<li id="{}-source-{}">{}</li>', ((prefix, n, s) for n, s in enumerate(sources, 1))
     )
@@ -130,6 +123,34 @@ def reference_sources(rows: Iterable[Figures], prefix: str) -> SafeString | str:
     )
 
 
-def _exercises_named(rows: list[Figures]) -> str:
-    keys = list(dict.fromkeys(row.exercise.key for row in rows))
-    return f"exercise {keys[0]}" if len(keys) == 1 else "these exercises"
+@register.filter
+def any_published(rows: Iterable[Figures]) -> bool:
+    """Whether a table of these rows has a figure in its "Site reference" column: a
+    column with no figure anywhere is left out."""
+    return any(_figures(row) for row in rows)
+
+
+@register.simple_tag
+def unpublished_note(tables: Iterable) -> SafeString | str:
+    """Once per page, why the tables of `tables` that have no published figure leave
+    their "Site reference" column out. `tables`: one table's rows (Figures), or a
+    course's chart or charts, each with its "rows"; a metadata table (no such column)
+    says none."""
+    tables = [tables] if isinstance(tables, Mapping) else list(tables)
+    if tables and isinstance(tables[0], Figures):
+        tables = [{"rows": tables}]
+    bare = [t["rows"] for t in tables if t.get("rates") is None and not any_published(t["rows"])]
+    keys = list(dict.fromkeys(row.exercise.key for rows in bare for row in rows))
+    if not keys:
+        return ""
+    named = f"exercise {keys[0]}" if len(keys) == 1 else f"exercises {_listed(keys)}"
+    return format_html(
+        '<p class="muted sources" id="unpublished">The site has published no reference '
+        "figures for {}, so no column shows them; what the site measured itself, its last "
+        "calibration, is under Measured here.</p>",
+        named,
+    )
+
+
+def _listed(keys: list[str]) -> str:
+    return f"{', '.join(keys[:-1])} and {keys[-1]}"
