@@ -6,13 +6,11 @@ from datetime import timedelta
 
 from django.conf import settings
 from django.db import models
-from django.db.models import F
 from django.utils import timezone
 
 from jobs.engines import ENGINE_CHOICES, Workload
-from jobs.engines.base import MAX_BYTES_PER_S_PER_PROCESS, RATE_FIELDS, plausible_rate
+from jobs.figures import RATE_FIELDS, figure, plausible_q
 from jobs.places import variable_of
-from portal.units import ThroughputInMiB
 
 
 class RunStatus(models.TextChoices):
@@ -183,24 +181,61 @@ class Rates:
     medians: dict[str, float | None]
 
 
+Groups = dict[tuple, list[float]]  # the values of the lookups grouped by -> figures
+
+
 class RunResultQuerySet(models.QuerySet):
-    def rates_by_target(self) -> dict[int, Rates]:
-        """Target id -> the rates of these results, each figure judged by
-        plausible_rate: a row stored before parsers refused impossible ones, or edited
-        by hand, is left out of a median, not shown (1 query)."""
+    """The figures of many results: each judged by jobs/figures.py, in SQL, so that a
+    figure that cannot be true is left out of every median as it is of every page."""
+
+    def plausible(self, field: str) -> "RunResultQuerySet":
+        """Results whose `field` (a bandwidth or a rate) can be true."""
+        return self.filter(plausible_q(field))
+
+    def figures(self, field: str, *by: str) -> Groups:
+        """The figures of `field` people read (MiB/s, or files per second), grouped
+        by the values of the lookups `by` ("run__target_id", ...), each group's
+        figures oldest first; results without a true one left out (1 query). A
+        figure counts once Slurm says its run completed: a job posts its output
+        before it ends, and a page must not count a figure beside a run it still
+        shows as running."""
+        rows = (
+            self.plausible(field)
+            .filter(run__status=RunStatus.COMPLETED)
+            .order_by("created_at", "pk")
+            .values_list(*by, field, "processes")
+        )
+        found: Groups = defaultdict(list)
+        for *group, value, processes in rows:
+            found[tuple(group)].append(figure(field, value, processes))
+        return dict(found)
+
+    def people_medians(self, field: str, *by: str) -> Groups:
+        """Per group, each person's median of `field`: a class's figure counts each
+        trainee once, so one trainee's double click or five repeats do not pull it
+        (1 query)."""
+        found: Groups = defaultdict(list)
+        for (*group, _user), values in self.figures(field, *by, "run__user_id").items():
+            found[tuple(group)].append(statistics.median(values))
+        return dict(found)
+
+    def rates_by_target(self) -> dict[int, "Rates"]:
+        """Target id -> the rates of these results: how many runs gave any, and the
+        median of each (1 query)."""
         found: dict[int, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
         runs: dict[int, int] = defaultdict(int)
-        for target_id, processes, *values in self.values_list(
+        completed = self.filter(run__status=RunStatus.COMPLETED)  # as figures() counts
+        for target_id, processes, *values in completed.values_list(
             "run__target_id", "processes", *RATE_FIELDS
         ):
-            good = {
-                name: value
+            true = {
+                name: rate
                 for name, value in zip(RATE_FIELDS, values, strict=True)
-                if plausible_rate(value, processes)
+                if (rate := figure(name, value, processes)) is not None
             }
-            runs[target_id] += bool(good)
-            for name, value in good.items():
-                found[target_id][name].append(value)
+            runs[target_id] += bool(true)
+            for name, rate in true.items():
+                found[target_id][name].append(rate)
         return {
             target_id: Rates(
                 runs=runs[target_id],
@@ -214,24 +249,8 @@ class RunResultQuerySet(models.QuerySet):
             for target_id in runs
         }
 
-    def with_figure(self, field: str) -> "RunResultQuerySet":
-        """Results whose bandwidth `field` (write_bytes_per_s, read_bytes_per_s) can be
-        true: in SQL, what jobs/engines/base.py: plausible says. Parsers refuse
-        impossible figures, but a row stored before they did, or edited by hand, must
-        not break a class's page: NaN and infinities compare above any number in
-        PostgreSQL, so the upper bound leaves them out too."""
-        return self.filter(
-            **{
-                f"{field}__gt": 0,
-                f"{field}__lte": F("processes") * MAX_BYTES_PER_S_PER_PROCESS,
-            }
-        )
 
-    def with_write_figure(self) -> "RunResultQuerySet":
-        return self.with_figure("write_bytes_per_s")
-
-
-class RunResult(ThroughputInMiB, models.Model):
+class RunResult(models.Model):
     """The parsed figures of a run. Throughput in bytes/s, latency in µs, metadata
     operations per second."""
 
@@ -255,3 +274,27 @@ class RunResult(ThroughputInMiB, models.Model):
 
     def __str__(self) -> str:
         return f"result of {self.run_id}"
+
+    def figure(self, field: str) -> float | None:
+        """`field` as people read it (MiB/s, files per second); None for none, or for
+        one that cannot be true (jobs/figures.py)."""
+        return figure(field, getattr(self, field), self.processes)
+
+    @property
+    def write_mib_s(self) -> float | None:
+        return self.figure("write_bytes_per_s")
+
+    @property
+    def read_mib_s(self) -> float | None:
+        return self.figure("read_bytes_per_s")
+
+    @property
+    def has_figures(self) -> bool:
+        """Any figure that can be true: a result with none is shown as such."""
+        fields = ("write_bytes_per_s", "read_bytes_per_s", *RATE_FIELDS)
+        return any(self.figure(name) is not None for name in fields)
+
+    @property
+    def rates(self) -> dict[str, float | None]:
+        """The file operations per second of each of RATE_FIELDS (figure)."""
+        return {name: self.figure(name) for name in RATE_FIELDS}

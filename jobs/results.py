@@ -17,7 +17,7 @@ from kombu.exceptions import OperationalError as BrokerUnavailable
 
 from jobs import lost
 from jobs.engines import ResultParseError, parse_output
-from jobs.engines.base import RATE_FIELDS
+from jobs.figures import RATE_FIELDS
 from jobs.models import BenchmarkRun, RunResult
 
 log = logging.getLogger(__name__)

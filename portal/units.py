@@ -27,20 +27,6 @@ def iec(size: float) -> str:
     raise AssertionError("unreachable")
 
 
-class ThroughputInMiB:
-    """write_mib_s and read_mib_s of anything holding write_bytes_per_s and
-    read_bytes_per_s (a parsed benchmark result, a stored one). It declares no
-    fields itself, so pydantic and Django see only the class's own."""
-
-    @property
-    def write_mib_s(self) -> float | None:
-        return mib(self.write_bytes_per_s)
-
-    @property
-    def read_mib_s(self) -> float | None:
-        return mib(self.read_bytes_per_s)
-
-
 def ratio_as_shown(fast: float, slow: float) -> float | None:
     """fast / slow, of the two MiB/s as the pages show them (0.1 MiB/s): the ratio a
     reader works out from the figures printed beside it, the same on every page. A

@@ -13,7 +13,7 @@ from exercises.catalogue.models import Exercise, Metric, SiteProfile
 from exercises.catalogue.profiles import active_profile
 from portal.units import GiB
 
-Figures = Mapping[str, tuple[float, str]]
+QuotedFigures = Mapping[str, tuple[float, str]]  # target key -> (median, where it comes from)
 
 
 def shapes(profile: SiteProfile) -> list[ExerciseShape]:
@@ -38,13 +38,13 @@ def shapes(profile: SiteProfile) -> list[ExerciseShape]:
     ]
 
 
-def figures(profile: SiteProfile, exercise_key: str, reading: bool) -> Figures:
+def figures(profile: SiteProfile, exercise_key: str, reading: bool) -> QuotedFigures:
     """Target key -> (MiB/s, where from) for one exercise: its medians from
     exercises/catalogue/site_figures.py, the same figures every page quotes: its reads or its
     writes (the advisor falls back to writes, and says so)."""
     metric = Metric.READ if reading else Metric.WRITE
     found = site_figures.for_exercise(profile, exercise_key, metric)
-    return {key: (f.mib_s, f.source) for key, f in found.items()}
+    return {key: (f.value, f.source) for key, f in found.items()}
 
 
 def advice_for(
@@ -106,4 +106,4 @@ def plainest(profile: SiteProfile, pattern: str) -> list[Exercise]:
 
 
 def _mib_s(figure: site_figures.SiteFigure | None) -> float | None:
-    return figure.mib_s if figure else None
+    return figure.value if figure else None

@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 from exercises.advisor import Access, Advice, FileShape, Question, TargetFacts, advise
 from exercises.advisor.plan import keeper_of
 from exercises.advisor.profile import IOProfile
-from exercises.advisor.words import mib_s
+from exercises.advisor.words import speed
 from portal.units import GiB, KiB, MiB, ratio_as_shown, times
 
 # Sequential: most requests start where the last one ended (consecutive), or at
@@ -240,7 +240,7 @@ def speedup(
     comparison = f"{times(ratio)} faster than" if ratio >= 1 else f"{times(1 / ratio)} slower than"
     text = (
         f"Expect {names[best.target_key]} to be about {comparison} {names[baseline]} for this "
-        f"job: {mib_s(fast)} against {mib_s(slow)} in exercise {exercise.key} ({source})."
+        f"job: {speed(fast)} against {speed(slow)} in exercise {exercise.key} ({source})."
     )
     if by_writes:
         text += (

@@ -11,10 +11,10 @@ from exercises.advisor.words import (
     Tag,
     advised_against,
     gib,
-    mib_s,
     phrase_tags,
     redundant,
     small_io,
+    speed,
 )
 from portal.units import ratio_as_shown, times
 
@@ -219,7 +219,7 @@ def judge(
     if figure is None:
         v.notes.append(f"No {label} figure for {t.name} yet, so its facts alone rank it.")
     else:
-        text = f"{label[0].upper()}{label[1:]}: {mib_s(figure)}"
+        text = f"{label[0].upper()}{label[1:]}: {speed(figure)}"
         if usual is not None and usual is not t:
             ratio = ratio_as_shown(figure, figure_for(usual, q) or 0)
             if ratio and ratio >= 1.5:

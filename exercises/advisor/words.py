@@ -4,6 +4,7 @@ the same tags, and how it says sizes and speeds."""
 from enum import StrEnum
 
 from exercises.advisor.question import Access, FileShape, Question, TargetFacts
+from jobs.figures import shown
 
 # A job this small (a few config files, a small input) does too little I/O for the
 # choice of filesystem to matter: the site's "non-I/O-intensive" advice applies.
@@ -104,6 +105,6 @@ def gib(x: float) -> str:
     return f"{x:,.0f} GiB" if x >= 10 or x == int(x) else f"{x:.2g} GiB"
 
 
-def mib_s(x: float) -> str:
-    """To 0.1 MiB/s, as every page of the portal writes a figure (ratio_as_shown)."""
-    return f"{x:,.1f} MiB/s"
+def speed(mib_s: float) -> str:
+    """'9,029.5 MiB/s': as every page of the portal writes a figure (jobs/figures.py)."""
+    return f"{shown(mib_s)} MiB/s"

@@ -15,6 +15,7 @@ import re
 import statistics
 
 from exercises.catalogue.models import BANDWIDTH_METRICS, Metric, StorageTarget
+from jobs.figures import shown
 from portal.units import MiB
 
 CEILING_FACTOR = 2.0
@@ -41,7 +42,7 @@ def kept_out(values: list[float], metric: Metric, target: StorageTarget) -> dict
     if peak:
         for i, value in enumerate(values):
             if value > CEILING_FACTOR * peak:
-                out[i] = f"above {CEILING_FACTOR:g}× its peak of {peak:,.1f} MiB/s"
+                out[i] = f"above {CEILING_FACTOR:g}× its peak of {shown(peak)} MiB/s"
     rest = [(i, v) for i, v in enumerate(values) if i not in out]
     for i, value in rest:
         others = [v for j, v in rest if j != i]
@@ -49,5 +50,5 @@ def kept_out(values: list[float], metric: Metric, target: StorageTarget) -> dict
             continue
         median = statistics.median(others)
         if median > 0 and not median / OUTLIER_FACTOR <= value <= median * OUTLIER_FACTOR:
-            out[i] = f"over {OUTLIER_FACTOR:g}× away from the other runs' median of {median:,.1f}"
+            out[i] = f"over {OUTLIER_FACTOR:g}× away from the other runs' median of {shown(median)}"
     return out

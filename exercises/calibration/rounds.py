@@ -45,11 +45,10 @@ from exercises.catalogue.models import (
 from exercises.lab.start import exercise_run, start_exercise_run
 from exercises.quotas.checks import quota_problem
 from jobs.engines import get_engine
-from jobs.engines.base import plausible, plausible_rate
+from jobs.figures import shown
 from jobs.models import ACTIVE_STATUSES, BenchmarkRun, RunStatus
 from jobs.submission import cancel_all
 from portal.models import ClusterAccount
-from portal.units import mib
 
 MAX_REPEAT = 20
 # How a run the quota left no room for begins its reason (and is told apart by).
@@ -277,15 +276,8 @@ def figures_of(run: BenchmarkRun) -> dict[Metric, float]:
     result = getattr(run, "result", None) if run.status == RunStatus.COMPLETED else None
     if result is None:
         return {}
-    figures = {}
-    for metric in metrics_of(run):
-        value = getattr(result, RESULT_FIELD[metric])
-        if metric in BANDWIDTH_METRICS:
-            if plausible(value, result.processes):
-                figures[metric] = mib(value)
-        elif plausible_rate(value, result.processes):
-            figures[metric] = value
-    return figures
+    figures = {metric: result.figure(RESULT_FIELD[metric]) for metric in metrics_of(run)}
+    return {metric: value for metric, value in figures.items() if value is not None}
 
 
 def _why_none(run: BenchmarkRun) -> str:
@@ -319,7 +311,7 @@ def _keep_figures(calibration: Calibration, runs: list[BenchmarkRun], pairs: lis
         kept = [value for i, value in enumerate(figures) if i not in out]
         unit = "MiB/s" if metric in BANDWIDTH_METRICS else "ops/s"
         implausible[(exercise_id, target_id)] += [
-            f"{Metric(metric).label} {figures[i]:,.1f} {unit} ({why})" for i, why in out.items()
+            f"{Metric(metric).label} {shown(figures[i])} {unit} ({why})" for i, why in out.items()
         ]
         if not kept:
             continue  # as a pair with no figure: it keeps what it had

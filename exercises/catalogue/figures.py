@@ -1,9 +1,9 @@
 """The write MiB/s shown beside each other: for one exercise on one target, my
-runs, the class's runs and the site's reference. One shape for every page that
-compares (the lab, a target's page, a course's pages), and one chart builder."""
+runs, the class (each trainee's median) and the site's reference. One shape for
+every page that compares (the lab, a target's page, a course's pages), and one chart
+builder. Which figures can be true and how they read: jobs/figures.py."""
 
 import statistics
-from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -17,8 +17,8 @@ from exercises.catalogue.models import (
     ReferenceResult,
     StorageTarget,
 )
+from jobs.figures import shown
 from jobs.models import RunResult
-from portal.units import mib
 
 
 @dataclass
@@ -26,7 +26,9 @@ class Figures:
     exercise: Exercise
     target: StorageTarget
     mine: list[float] = field(default_factory=list)  # MiB/s of my runs
-    classmates: list[float] = field(default_factory=list)  # MiB/s of the class's runs
+    # The class: each trainee's median MiB/s, so that one trainee's repeats or double
+    # click count once (trainee_medians).
+    trainees: list[float] = field(default_factory=list)
     reference: float | None = None  # the site's write figure, MiB/s
     reference_source: str = ""
     # The site's figures by metric ("write", "read", "create", ...) as published, in
@@ -45,7 +47,8 @@ class Figures:
         calibration. Pages put its date (measured_at) beside it."""
         if self.measured is None:
             return "–"
-        return f"{self.measured:.1f} ({self.measured_low:.1f}–{self.measured_high:.1f})"
+        low, high = shown(self.measured_low), shown(self.measured_high)
+        return f"{shown(self.measured)} ({low}–{high})"
 
     @property
     def my_median(self) -> float | None:
@@ -53,15 +56,16 @@ class Figures:
 
     @property
     def class_median(self) -> float | None:
-        return statistics.median(self.classmates) if self.classmates else None
+        """The median of the trainees' medians."""
+        return statistics.median(self.trainees) if self.trainees else None
 
     @property
     def class_low(self) -> float | None:
-        return min(self.classmates, default=None)
+        return min(self.trainees, default=None)
 
     @property
     def class_high(self) -> float | None:
-        return max(self.classmates, default=None)
+        return max(self.trainees, default=None)
 
     @property
     def my_cv(self) -> float | None:
@@ -69,7 +73,8 @@ class Figures:
 
     @property
     def class_cv(self) -> float | None:
-        return variation(self.classmates)
+        """How far the trainees' medians scatter."""
+        return variation(self.trainees)
 
 
 def variation(values: list[float]) -> float | None:
@@ -83,18 +88,17 @@ def variation(values: list[float]) -> float | None:
 
 
 Table = dict[tuple[int, int], Figures]  # (exercise id, target id) -> figures
-Values = dict[tuple[int, int], list[float]]  # (exercise id, target id) -> MiB/s of runs
+Values = dict[tuple[int, int], list[float]]  # (exercise id, target id) -> MiB/s
 
 
-def write_mib_s(results: QuerySet[RunResult]) -> Values:
-    """The write MiB/s of each of `results` that has a plausible one (1 query)."""
-    values: Values = defaultdict(list)
-    rows = results.with_write_figure().values_list(
-        "run__exercise_id", "run__target_id", "write_bytes_per_s"
-    )
-    for exercise_id, target_id, bytes_per_s in rows:
-        values[(exercise_id, target_id)].append(mib(bytes_per_s))
-    return dict(values)
+def run_figures(results: QuerySet[RunResult]) -> Values:
+    """The write MiB/s of each of `results` that has a true one (1 query)."""
+    return results.figures("write_bytes_per_s", "run__exercise_id", "run__target_id")
+
+
+def trainee_medians(results: QuerySet[RunResult]) -> Values:
+    """Each trainee's median write MiB/s over `results`: a class's figures (1 query)."""
+    return results.people_medians("write_bytes_per_s", "run__exercise_id", "run__target_id")
 
 
 @dataclass(frozen=True)
@@ -124,17 +128,18 @@ def table(
     targets: Iterable[StorageTarget],
     *,
     mine: Values | None = None,
-    classmates: Values | None = None,
+    trainees: Values | None = None,
     references: SiteReferences | None = None,
 ) -> Table:
-    """Figures for every exercise on every target, from the runs' figures given
-    (write_mib_s) and the site's references (site_references: 2 queries, none when
-    given, as exercises/catalogue/site.py keeps them)."""
+    """Figures for every exercise on every target, from my runs' figures
+    (run_figures) and the class's (trainee_medians) given, and the site's
+    references (site_references: 2 queries, none when given, as
+    exercises/catalogue/site.py keeps them)."""
     exercises, targets = list(exercises), list(targets)
     figures = {(e.pk, t.pk): Figures(e, t) for e in exercises for t in targets}
     for cell, row in figures.items():
         row.mine = list((mine or {}).get(cell, ()))
-        row.classmates = list((classmates or {}).get(cell, ()))
+        row.trainees = list((trainees or {}).get(cell, ()))
     references = references or site_references(exercises, targets)
     for ref in references.published:
         row = figures[(ref.exercise_id, ref.target_id)]
@@ -159,15 +164,15 @@ def _measured(f: Figures) -> list[float] | None:
 # takes from a row.
 SERIES = {
     "mine": ("My runs", "runs", lambda f: f.mine),
-    "class": ("Class runs", "runs", lambda f: f.classmates),
+    "class": ("Class (each trainee's median)", "runs", lambda f: f.trainees),
     "reference": ("Site reference (published)", "point", lambda f: f.reference),
     "measured": ("Measured here (calibration: median, lowest–highest)", "range", _measured),
 }
 
 
 def chart(rows: list[Figures], *series: str) -> dict:
-    """Per target, every run a dot and their median a line across them, beside the
-    references: the spread of the runs stays in sight, where a bar per statistic
+    """Per target, every run (or trainee) a dot and their median a line across them,
+    beside the references: the spread stays in sight, where a bar per statistic
     would hide it."""
     drawn = []
     for name in series:
@@ -176,8 +181,10 @@ def chart(rows: list[Figures], *series: str) -> dict:
         if kind == "runs":
             # A dot per run: to 0.1 MiB/s, as the tooltips and tables show them (the
             # overview of a class of 200 sends 800 of them when its figures change),
-            # and their median line across the dots drawn.
-            entry["values"] = [[round(x, 1) for x in v] for v in entry["values"]]
-            entry["medians"] = [statistics.median(v) if v else None for v in entry["values"]]
+            # and their median line across the dots drawn: the median of the figures
+            # as measured, rounded as the table rounds it, so both say one figure.
+            values = entry["values"]
+            entry["medians"] = [round(statistics.median(v), 1) if v else None for v in values]
+            entry["values"] = [[round(x, 1) for x in v] for v in values]
         drawn.append(entry)
     return {"labels": [f.target.name for f in rows], "series": drawn}

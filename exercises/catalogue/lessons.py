@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from jobs.figures import shown
 from portal.units import ratio_as_shown, times
 
 CLAIM_FIELDS = {"faster", "slower", "factor", "text"}
@@ -158,8 +159,8 @@ def line(verdict: Verdict, names: dict[str, str]) -> Line:
     if verdict.holds is None:
         return Line(c.text, "pending", f"Run {side(c.faster)} and {side(c.slower)} to see it.")
     figures = (
-        f"Your latest runs: {side(c.faster)} {verdict.fast:,.1f} MiB/s, {side(c.slower)} "
-        f"{verdict.slow:,.1f} MiB/s ({times(verdict.ratio)})"
+        f"Your latest runs: {side(c.faster)} {shown(verdict.fast)} MiB/s, {side(c.slower)} "
+        f"{shown(verdict.slow)} MiB/s ({times(verdict.ratio)})"
     )
     if verdict.holds:
         return Line(c.text, "shown", f"{figures}: they show it.")

@@ -12,7 +12,7 @@ from django.utils import timezone
 
 from exercises.catalogue import lessons
 from jobs.engines import ENGINE_CHOICES, Pattern, Target, Workload, get_engine
-from jobs.engines.base import RATE_FIELDS
+from jobs.figures import RATE_FIELDS
 from jobs.places import variable_of
 from portal.models import cluster_username_validator
 from portal.units import MB, mib

@@ -1,11 +1,10 @@
 """The one source of the figures the advisor quotes: for an exercise, per target, a
-median with where it comes from. The site's own calibration first, then the class's
-runs (the median of everyone's runs in the lab), then what the site published; never
+median with where it comes from. The site's own calibration first, then the lab's
+trainees (the median of each one's median), then what the site published; never
 a maximum. One source for all targets of a comparison, so that a speed-up sets
 figures of one kind beside each other."""
 
 import statistics
-from collections import defaultdict
 from dataclasses import dataclass
 
 from exercises.catalogue.models import (
@@ -15,13 +14,13 @@ from exercises.catalogue.models import (
     ReferenceResult,
     SiteProfile,
 )
+from jobs.figures import shown
 from jobs.models import RunResult
-from portal.units import mib
 
 
 @dataclass(frozen=True)
 class SiteFigure:
-    mib_s: float  # the median
+    value: float  # the median: MiB/s, or files per second for a metadata metric
     source: str  # "measured here on 24 November 2026: the median of 5 runs, 310.2–355.0 MiB/s"
 
 
@@ -32,7 +31,7 @@ def for_exercise(profile: SiteProfile, exercise_key: str, metric: Metric) -> Sit
     """Target key -> figure for one exercise and metric: the first of the site's
     measured references, the lab's results and the published references that has
     figures for two targets or more."""
-    for source in (measured, class_runs, published):
+    for source in (measured, lab_trainees, published):
         found = source(profile, exercise_key, metric)
         if len(found) >= 2:
             return found
@@ -49,28 +48,27 @@ def measured(profile: SiteProfile, key: str, metric: Metric) -> SiteFigures:
         found[ref.target.key] = SiteFigure(
             ref.median,
             f"measured here on {ref.measured_at:%-d %B %Y}: the median of {runs} "
-            f"run{'s' if runs != 1 else ''}, {ref.low:,.1f}–{ref.high:,.1f} MiB/s",
+            f"run{'s' if runs != 1 else ''}, {shown(ref.low)}–{shown(ref.high)} MiB/s",
         )
     return found
 
 
-def class_runs(profile: SiteProfile, key: str, metric: Metric) -> SiteFigures:
-    field = RESULT_FIELD[metric]
-    per_target: dict[str, list[float]] = defaultdict(list)
-    rows = (
-        RunResult.objects.with_figure(field)
-        .filter(run__exercise__profile=profile, run__exercise__key=key)
-        .values_list("run__target__key", field)
-    )
-    for target_key, bytes_per_s in rows:
-        per_target[target_key].append(mib(bytes_per_s))
+def lab_trainees(profile: SiteProfile, key: str, metric: Metric) -> SiteFigures:
+    """The lab's figures: the median of each trainee's median, so that one person's
+    repeats count once (the site's calibration runs are the site's, not a trainee's)."""
+    medians = RunResult.objects.filter(
+        run__exercise__profile=profile, run__exercise__key=key, run__calibration=None
+    ).people_medians(RESULT_FIELD[metric], "run__target__key")
     return {
-        k: SiteFigure(
-            statistics.median(v),
-            f"the median of {len(v)} run{'s' if len(v) > 1 else ''} in this lab",
-        )
-        for k, v in per_target.items()
+        target_key: SiteFigure(statistics.median(people), _trainees(people))
+        for (target_key,), people in medians.items()
     }
+
+
+def _trainees(people: list[float]) -> str:
+    if len(people) == 1:
+        return "the median of one trainee's runs in this lab"
+    return f"the median of {len(people)} trainees' medians in this lab"
 
 
 def published(profile: SiteProfile, key: str, metric: Metric) -> SiteFigures:

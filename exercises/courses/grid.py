@@ -19,10 +19,9 @@ from django.utils import timezone
 
 from exercises.catalogue.models import Exercise, StorageTarget
 from exercises.courses.models import Course
-from exercises.courses.overview import ClassRun
-from jobs.engines.base import plausible
+from exercises.courses.overview import CourseRun
+from jobs.figures import shown
 from jobs.models import UNFINISHED_STATUSES, RunStatus
-from portal.units import mib
 
 # A trainee's median this many times above or below the class median is flagged.
 OUTLIER_FACTOR = 3.0
@@ -109,7 +108,7 @@ def trainees(course: Course) -> list[Trainee]:
     return [Trainee(*row) for row in rows]
 
 
-def cells_of(runs: list[ClassRun]) -> Cells:
+def cells_of(runs: list[CourseRun]) -> Cells:
     """Every trainee's cells, from the course's runs, oldest first."""
     cells: Cells = {}
     for run in runs:
@@ -117,8 +116,8 @@ def cells_of(runs: list[ClassRun]) -> Cells:
         has_result = run.result_id is not None
         if has_result:
             cell.results += 1
-            if plausible(run.write_bytes_per_s, run.processes):
-                cell.mib_s.append(mib(run.write_bytes_per_s))
+            if run.write_mib_s is not None:
+                cell.mib_s.append(run.write_mib_s)
         cell.latest, cell.latest_has_result, cell.latest_at = run.status, has_result, run.created_at
     return cells
 
@@ -156,7 +155,7 @@ def cell_html(cell: Cell | None, class_median: float | None) -> str:
     parts = []
     median = cell.median
     if median is not None:
-        parts.append(f"{median:.1f}")
+        parts.append(shown(median))
     if cell.results:
         parts.append(f'<small class="muted">×{cell.results}</small>')
     if not cell.latest_has_result:

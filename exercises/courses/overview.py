@@ -2,6 +2,7 @@
 figures and rates per exercise and target, how the class predicted each exercise, and
 when any of it changed. The instructor's grid: grid.py. Who may see them: access.py."""
 
+import statistics
 from collections import defaultdict
 from datetime import datetime
 from typing import NamedTuple
@@ -13,9 +14,8 @@ from exercises.catalogue.models import Exercise, StorageTarget
 from exercises.courses.models import Course
 from exercises.predictions import classwide
 from exercises.predictions.models import Prediction
-from jobs.engines.base import plausible
-from jobs.models import BenchmarkRun, RunResult
-from portal.units import mib
+from jobs.figures import figure
+from jobs.models import BenchmarkRun, RunResult, RunStatus
 
 
 def overview_version(course: Course) -> str:
@@ -45,7 +45,7 @@ def class_predictions(course: Course) -> dict[int, list[list[str]]]:
     return found
 
 
-class ClassRun(NamedTuple):
+class CourseRun(NamedTuple):
     """One run of a course as the instructor's grid and the class's figures read it."""
 
     user_id: int
@@ -54,36 +54,51 @@ class ClassRun(NamedTuple):
     status: str
     created_at: datetime
     result_id: int | None
-    write_bytes_per_s: float | None
-    processes: int | None
+    write_mib_s: float | None  # None: no result, no write figure, or none that can be true
 
 
-def class_runs(course: Course) -> list[ClassRun]:
+def course_runs(course: Course) -> list[CourseRun]:
     """Every run of the course, oldest first, with its write figure if it has one
     (1 query): the grid's cells and the class's figures are read from it."""
     runs = BenchmarkRun.objects.filter(course=course).order_by("created_at", "pk")
     fields = ("user_id", "exercise_id", "target_id", "status", "created_at", "result__id")
     rows = runs.values_list(*fields, "result__write_bytes_per_s", "result__processes")
-    return [ClassRun(*row) for row in rows]
+    return [
+        CourseRun(*run, _write_figure(run[3], bytes_per_s, processes))
+        for *run, bytes_per_s, processes in rows
+    ]
+
+
+def _write_figure(status: str, bytes_per_s: float | None, processes: int | None) -> float | None:
+    """A run's figure counts once its run completed (RunResultQuerySet.figures)."""
+    if status != RunStatus.COMPLETED:
+        return None
+    return figure("write_bytes_per_s", bytes_per_s, processes)
 
 
 def class_figures(
     course: Course,
     exercises: list[Exercise] | None = None,
     targets: list[StorageTarget] | None = None,
-    runs: list[ClassRun] | None = None,
+    runs: list[CourseRun] | None = None,
 ) -> figures.Table:
-    """Every exercise on every target of the course: the class's write MiB/s,
-    without names, and the site's reference (2 queries, and 1 for each of the
+    """Every exercise on every target of the course: each trainee's median write
+    MiB/s, without names, and the site's reference (2 queries, and 1 for each of the
     course's exercises, targets and runs not given)."""
-    values: figures.Values = defaultdict(list)
-    for run in class_runs(course) if runs is None else runs:
-        if plausible(run.write_bytes_per_s, run.processes):
-            values[(run.exercise_id, run.target_id)].append(mib(run.write_bytes_per_s))
+    per_trainee: dict[tuple[int, int], dict[int, list[float]]] = defaultdict(
+        lambda: defaultdict(list)
+    )
+    for run in course_runs(course) if runs is None else runs:
+        if run.write_mib_s is not None:
+            per_trainee[(run.exercise_id, run.target_id)][run.user_id].append(run.write_mib_s)
+    trainees = {
+        cell: [statistics.median(values) for values in people.values()]
+        for cell, people in per_trainee.items()
+    }
     return figures.table(
         course.exercises.all() if exercises is None else exercises,
         course.targets.all() if targets is None else targets,
-        classmates=values,
+        trainees=trainees,
     )
 
 

@@ -25,7 +25,7 @@ from exercises.courses import access, changes, grid, overview
 from exercises.courses.forms import CourseForm, JoinCourseForm
 from exercises.courses.models import Course, Enrollment
 from exercises.predictions.models import Prediction
-from jobs.engines.base import RATE_FIELDS, plausible, plausible_rate
+from jobs.figures import RATE_FIELDS
 from jobs.models import BenchmarkRun, RunResult
 from portal import units
 from portal.errors import NotFound
@@ -223,7 +223,7 @@ def course_overview(request: HttpRequest, pk: int) -> HttpResponse:
     targets = list(course.targets.all())
     people = grid.trainees(course)
     allow_all = len(people) <= ALL_AT_ONCE_MAX_TRAINEES
-    runs = overview.class_runs(course)
+    runs = overview.course_runs(course)
     cells = grid.cells_of(runs)
     stand = grid.standings(people, exercises, targets, cells)
     keys = [e.key for e in exercises]
@@ -358,10 +358,11 @@ EXPORT_FIELDS = [
 ]  # fmt: skip
 
 
-def _rate(result: RunResult | None, name: str) -> float | None:
-    """A file operation rate that can be true, else empty (as bandwidths are)."""
-    value = getattr(result, name, None)
-    return round(value, 1) if result and plausible_rate(value, result.processes) else None
+def _figure(result: RunResult | None, field: str, digits: int) -> float | None:
+    """A run's figure as people read it (jobs/figures.py), rounded for the export;
+    empty for none, and for one that cannot be true."""
+    value = result.figure(field) if result else None
+    return None if value is None else round(value, digits)
 
 
 def _export_rows(course: Course, predicted: dict[tuple[int, int], list[str]]) -> list[dict]:
@@ -374,14 +375,8 @@ def _export_rows(course: Course, predicted: dict[tuple[int, int], list[str]]) ->
     rows = []
     for run in runs:
         result = getattr(run, "result", None)
-        # A figure that cannot be true (a row from before parsers checked) is left empty.
-        bytes_per_s = result.write_bytes_per_s if result else None
-        if not plausible(bytes_per_s, result.processes if result else None):
-            bytes_per_s = None
+        write_mib_s = _figure(result, "write_bytes_per_s", 2)
         iops = result.write_iops if result else None
-        read = result.read_bytes_per_s if result else None
-        if not plausible(read, result.processes if result else None):
-            read = None
         rows.append(
             {
                 "participant": run.user.get_username(),
@@ -389,16 +384,18 @@ def _export_rows(course: Course, predicted: dict[tuple[int, int], list[str]]) ->
                 "exercise": run.exercise.key if run.exercise else "",
                 "target": run.target.name,
                 "status": run.status,
-                "write_mib_s": round(units.mib(bytes_per_s), 2) if bytes_per_s else None,
-                "write_mb_s": round(units.mb(bytes_per_s), 2) if bytes_per_s else None,
+                "write_mib_s": write_mib_s,
+                "write_mb_s": round(units.mb(result.write_bytes_per_s), 2)
+                if write_mib_s is not None
+                else None,
                 "write_iops": round(iops, 1) if iops and math.isfinite(iops) else None,
                 "processes": result.processes if result else None,
                 "slurm_job_id": run.slurm_job_id,
                 "started": run.started_at.isoformat() if run.started_at else None,
                 "ended": run.ended_at.isoformat() if run.ended_at else None,
                 "engine": run.engine,
-                "read_mib_s": round(units.mib(read), 2) if read else None,
-                **{name: _rate(result, name) for name in RATE_FIELDS},
+                "read_mib_s": _figure(result, "read_bytes_per_s", 2),
+                **{name: _figure(result, name, 1) for name in RATE_FIELDS},
                 "predicted_place": _place(
                     predicted.get((run.user_id, run.exercise_id), []), run.target.key
                 ),

@@ -12,6 +12,7 @@ from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.cache import cache
 from django.db import connection
+from django.db.models import Q
 from django.utils import timezone
 from redis.exceptions import RedisError
 
@@ -28,10 +29,12 @@ from exercises.catalogue.models import (
 )
 from exercises.catalogue.profiles import active_profile
 from exercises.catalogue.site import SITE_HASH, Site, site
+from jobs.figures import figure
 from jobs.models import UNFINISHED_STATUSES, BenchmarkRun, RunResult, RunStatus
 from jobs.models import Rates as RunRates
 from portal.errors import NotFound
-from portal.units import mib
+
+WRITE = "write_bytes_per_s"
 
 
 def get_exercise(key: str) -> Exercise:
@@ -89,8 +92,8 @@ def comparison(user: AbstractBaseUser, panel: "PanelState") -> list[Figures]:
     rows = figures.table(
         [exercise],
         exercise_site.targets,
-        mine=figures.write_mib_s(mine),
-        classmates=class_figures(exercise, panel),
+        mine=figures.run_figures(mine),
+        trainees=classmates(exercise, panel, user),
         references=exercise_site.references,
     )
     return list(rows.values())
@@ -162,7 +165,7 @@ def lesson(exercise: Exercise, user: AbstractBaseUser) -> list[lessons.Verdict]:
     sides = lessons.sides(claims)
     latest: dict[lessons.Side, float] = {}
     rows = (
-        RunResult.objects.with_write_figure()
+        RunResult.objects.plausible(WRITE)
         .filter(
             run__user=user,
             run__calibration=None,
@@ -174,12 +177,12 @@ def lesson(exercise: Exercise, user: AbstractBaseUser) -> list[lessons.Verdict]:
         # The newest per exercise and target (PostgreSQL's DISTINCT ON).
         .order_by("run__exercise__key", "run__target__key", "-run__created_at")
         .distinct("run__exercise__key", "run__target__key")
-        .values_list("run__exercise__key", "run__target__key", "write_bytes_per_s")
+        .values_list("run__exercise__key", "run__target__key", WRITE, "processes")
     )
-    for exercise_key, target_key, bytes_per_s in rows:
+    for exercise_key, target_key, bytes_per_s, processes in rows:
         side = lessons.Side(exercise_key, target_key)
         if side in sides:
-            latest[side] = mib(bytes_per_s)
+            latest[side] = figure(WRITE, bytes_per_s, processes)
     return lessons.judge(claims, latest.get)
 
 
@@ -194,7 +197,7 @@ def lesson_lines(
 def target_figures(target: StorageTarget, user: AbstractBaseUser) -> list[Figures]:
     """Per exercise: what I measured on this target, and the site's reference."""
     mine = RunResult.objects.filter(run__target=target, run__user=user, run__calibration=None)
-    rows = figures.table(target.profile.exercises.all(), [target], mine=figures.write_mib_s(mine))
+    rows = figures.table(target.profile.exercises.all(), [target], mine=figures.run_figures(mine))
     return list(rows.values())
 
 
@@ -209,7 +212,8 @@ def get_target(profile: SiteProfile, key: str) -> StorageTarget:
 # second, and the ORM spent three times the database's own time building this query.
 # The exercise is found by its key, so that an unchanged panel costs this one query.
 PANEL_STATE_SQL = f"""
-    SELECT e.id, {SITE_HASH}, mine.n, mine.latest, classmates.n, classmates.newest, courses.ids,
+    SELECT e.id, {SITE_HASH}, mine.n, mine.latest, classmates.n, classmates.newest,
+           classmates.mine_new, courses.ids,
            class_going.going,
            -- My prediction of it (exercises/predictions), to set beside my runs:
            -- its order and its figures.
@@ -226,12 +230,16 @@ PANEL_STATE_SQL = f"""
         FROM jobs_benchmarkrun WHERE exercise_id = e.id AND user_id = %(user)s
     ) mine
     CROSS JOIN LATERAL (
-        SELECT count(result.id) AS n, max(result.id) AS newest
+        SELECT count(result.id) AS n, max(result.id) AS newest,
+               count(result.id) FILTER (WHERE result.created_at > %(class_cutoff)s) AS mine_new
         FROM jobs_runresult result JOIN jobs_benchmarkrun run ON run.id = result.run_id
         WHERE run.exercise_id = e.id
           AND run.course_id = ANY(courses.ids)
+          AND run.status = 'completed'
           AND result.write_bytes_per_s IS NOT NULL
-          AND result.created_at <= %(class_cutoff)s
+          -- The class's figures as of the last class refresh, and mine at once: my
+          -- panel redraws for them anyway, and may poll no more after my last run.
+          AND (result.created_at <= %(class_cutoff)s OR run.user_id = %(user)s)
     ) classmates
     CROSS JOIN LATERAL (
         -- Whether anyone in my courses still has a run of it going: stops at the first.
@@ -299,14 +307,17 @@ def panel_state(key: str, user: AbstractBaseUser) -> PanelState:
         row = cursor.fetchone()
     if row is None:
         get_exercise(key)  # raises the 404 that says what is missing
-    exercise_id, site_hash, mine, latest, results, newest_result, courses, class_going, made = row
+    exercise_id, site_hash, mine, latest, results, newest_result, mine_new, courses = row[:8]
+    class_going, made = row[8:]
     # Raw SQL: the JSON comes as text (Django decodes JSON fields, not psycopg).
     order, guesses = json.loads(made) if made else (None, None)
     return PanelState(
         exercise_id=exercise_id,
         site=site_hash,
         mine=f"{mine}-{latest.timestamp() if latest else 0}",
-        classmates=f"{results}-{newest_result or 0}",
+        # With figures of mine newer than the refresh, the class's figures are mine
+        # alone to share: the user says whose they are.
+        classmates=f"{results}-{newest_result or 0}" + (f"-u{user.pk}" if mine_new else ""),
         courses=tuple(courses or ()),
         class_cutoff=cutoff,
         class_going=bool(class_going),
@@ -337,24 +348,25 @@ def _class_cutoff(user: AbstractBaseUser) -> datetime:
 CLASS_FIGURES_CACHE_SECONDS = 120
 
 
-def class_figures(exercise: Exercise, panel: PanelState) -> figures.Values:
-    """The class's write MiB/s for `exercise` as the panel's state counts them: the
-    results of everyone's runs in my courses, up to the last class refresh. Kept in
-    the cache (1 query, none when cached): a class of 200 shares a handful of
-    answers per refresh, where each panel's redraw used to ask the database."""
+def classmates(exercise: Exercise, panel: PanelState, user: AbstractBaseUser) -> figures.Values:
+    """The class's write MiB/s for `exercise` as the panel's state counts them: each
+    trainee's median over their runs in my courses, up to the last class refresh, and
+    mine up to now. Kept in the cache (1 query, none when cached): a class of 200
+    shares a handful of answers per refresh, where each panel's redraw used to ask
+    the database."""
     if not panel.courses:
         return {}
     courses = ".".join(map(str, panel.courses))
-    key = f"class-figures:{exercise.pk}:{courses}:{panel.classmates}"
+    key = f"class-medians:{exercise.pk}:{courses}:{panel.classmates}"
     with contextlib.suppress(RedisError):  # no cache: the database still answers
         if (cached := cache.get(key)) is not None:
             return cached
     results = RunResult.objects.filter(
+        Q(created_at__lte=panel.class_cutoff) | Q(run__user=user),
         run__exercise=exercise,
         run__course__in=panel.courses,
-        created_at__lte=panel.class_cutoff,
     )
-    values = figures.write_mib_s(results)
+    values = figures.trainee_medians(results)
     with contextlib.suppress(RedisError):
         cache.set(key, values, CLASS_FIGURES_CACHE_SECONDS)
     return values

@@ -1,13 +1,13 @@
 """What every benchmark engine offers: a command line for a workload, and a parser
 that turns the engine's output into one normalized result."""
 
-import math
 from enum import StrEnum
 from typing import Protocol
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from portal.units import GiB, KiB, MiB, ThroughputInMiB, mb
+from jobs.figures import BANDWIDTH_FIELDS, RATE_FIELDS, figure, plausible
+from portal.units import GiB, KiB, MiB, mb
 
 
 class Pattern(StrEnum):
@@ -59,35 +59,10 @@ class Target(BaseModel):
     tmpfs: bool = False  # in memory: O_DIRECT bypasses nothing (and older kernels refuse it)
 
 
-# No storage delivers more than 1 TiB/s to one process (memory bandwidth itself is
-# ~10-100 GiB/s): a figure beyond it cannot have been measured.
-MAX_BYTES_PER_S_PER_PROCESS = 2**40
-# No file operation takes less than 10 ns (a cached stat takes about a microsecond).
-MAX_OPS_PER_S_PER_PROCESS = 10**8
 # The most of a posted output a parser reads (RESULT_MAX_BYTES' default): the outputs
 # of the engines' commands are a few KiB; a parser reads this much in well under a
 # second (bench/test_parsers.py).
 PARSE_MAX_CHARS = 4 * MiB
-# mdtest's file phases: the result's figures in operations per second, in this order.
-RATE_FIELDS = ("create_ops_s", "stat_ops_s", "read_ops_s", "remove_ops_s")
-
-
-def plausible(bytes_per_s: float | None, processes: int | None) -> bool:
-    """A throughput that can have been measured by `processes` processes."""
-    return (
-        bytes_per_s is not None
-        and math.isfinite(bytes_per_s)
-        and 0 < bytes_per_s <= (processes or 1) * MAX_BYTES_PER_S_PER_PROCESS
-    )
-
-
-def plausible_rate(ops_s: float | None, processes: int | None) -> bool:
-    """File operations per second that can have been measured by `processes` processes."""
-    return (
-        ops_s is not None
-        and math.isfinite(ops_s)
-        and 0 < ops_s <= (processes or 1) * MAX_OPS_PER_S_PER_PROCESS
-    )
 
 
 def validation_reason(error: ValidationError) -> str:
@@ -110,7 +85,7 @@ class Latency(BaseModel):
     max: float | None = Field(default=None, ge=0)
 
 
-class BenchmarkResult(ThroughputInMiB, BaseModel):
+class BenchmarkResult(BaseModel):
     """One benchmark's figures, engine-independent. Throughput in bytes/s.
 
     Every figure is a finite number that hardware can deliver: a job's output is
@@ -135,22 +110,31 @@ class BenchmarkResult(ThroughputInMiB, BaseModel):
 
     @model_validator(mode="after")
     def _within_hardware(self) -> "BenchmarkResult":
-        for direction in ("write", "read"):
-            bytes_per_s = getattr(self, f"{direction}_bytes_per_s")
-            if bytes_per_s is not None and not plausible(bytes_per_s, self.processes):
+        for name in BANDWIDTH_FIELDS:
+            bytes_per_s = getattr(self, name)
+            if bytes_per_s is not None and not plausible(name, bytes_per_s, self.processes):
+                direction = name.removesuffix("_bytes_per_s")
                 raise ValueError(
                     f"{direction} bandwidth of {bytes_per_s / self.processes:.3g} bytes/s "
                     "per process is beyond any storage"
                 )
         for name in RATE_FIELDS:
             ops_s = getattr(self, name)
-            if ops_s is not None and not plausible_rate(ops_s, self.processes):
+            if ops_s is not None and not plausible(name, ops_s, self.processes):
                 operation = name.removesuffix("_ops_s")
                 raise ValueError(
                     f"{ops_s / self.processes:.3g} {operation} operations/s per process "
                     "is beyond any storage"
                 )
         return self
+
+    @property
+    def write_mib_s(self) -> float | None:
+        return figure("write_bytes_per_s", self.write_bytes_per_s, self.processes)
+
+    @property
+    def read_mib_s(self) -> float | None:
+        return figure("read_bytes_per_s", self.read_bytes_per_s, self.processes)
 
     def summary(self) -> dict[str, object]:
         """The shape `manage.py parse_result` prints."""

@@ -48,13 +48,13 @@ def test_an_instructor_watches_two_trainees_run_a_course(
     # Wait for the chart rather than read it once: a redraw may be under way.
     medians = teacher.wait_for_function(
         "() => Chart.getChart(document.querySelector('canvas[data-chart=class-1a]'))"
-        "?.data.datasets.find(d => d.label === 'Class runs: median')?.data"
+        '?.data.datasets.find(d => d.label === "Class (each trainee\'s median): median")?.data'
     ).json_value()
     assert len(medians) == 2 and all(m["y"] > 0 for m in medians)
-    # "Class runs" in one colour on the instructor's page and in the trainee's lab.
+    # The class in one colour on the instructor's page and in the trainee's lab.
     colour = (
         "(id) => Chart.getChart(document.querySelector(`canvas[data-chart=${id}]`))"
-        "?.data.datasets.find(d => d.label === 'Class runs')?.borderColor"
+        '?.data.datasets.find(d => d.label === "Class (each trainee\'s median)")?.borderColor'
     )
     pages[0].reload()
     lab_colour = pages[0].wait_for_function(colour, arg="comparison-data").json_value()

@@ -343,9 +343,9 @@ def test_a_metadata_exercise_compares_my_rates_with_the_measured_and_published_o
     row = re.search(r"\$SCRATCH</a></th>(.*?)</tr>", compared, re.S)[1]
     cells = re.findall(r'<td class="num">(.*?)</td>', row, re.S)
     assert cells[0] == "3"  # my runs
-    assert cells[1].startswith("700<br>") and "measured 6,452" in cells[1]
+    assert cells[1].startswith("700.0<br>") and "measured 6,452.0" in cells[1]
     assert "published 884 ops/s" in cells[1]
-    assert cells[2] == "20,000" and cells[3] == "–"  # no measured or published stat
+    assert cells[2] == "20,000.0" and cells[3] == "–"  # no measured or published stat
     assert 'id="comparison-data"' not in page  # no MiB/s chart for files per second
 
 
