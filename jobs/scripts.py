@@ -37,7 +37,7 @@ def describe(run: BenchmarkRun) -> str:
     )
 
 
-def one_line(text: str) -> str:
+def comment_safe(text: str) -> str:
     """Text for a comment line of the script: no newline or other control character
     can end the comment and start a command, whatever reached the database."""
     return "".join(c if c.isprintable() else "?" for c in text)
@@ -100,8 +100,8 @@ def render_script(run: BenchmarkRun) -> str:
         {
             "run_key": run.key,
             "engine": run.engine,
-            "target": one_line(run.target.name),
-            "description": one_line(describe(run)),
+            "target": comment_safe(run.target.name),
+            "description": comment_safe(describe(run)),
             "target_dir": shell_word(run.target_directory),
             "target_variable": run.target_variable,
             "target_variable_value": f'"${{{run.target_variable}:-}}"',

@@ -154,7 +154,7 @@ def users_who_may_move() -> list[int]:
     return [row["user_id"] for row in counts]
 
 
-def places(user_id: int) -> dict[int, int]:
+def waiting_places(user_id: int) -> dict[int, int]:
     """Run id -> its place among the user's waiting runs (1: next to start)."""
     waiting = BenchmarkRun.objects.filter(user_id=user_id, status=RunStatus.WAITING)
     ids = waiting.order_by("created_at", "pk").values_list("pk", flat=True)

@@ -142,7 +142,7 @@ def _panel_context(request: HttpRequest, panel: pages.PanelState) -> dict:
     figures = pages.comparison(request.user, panel)
     if any(run.status == RunStatus.WAITING for run in runs):
         # Its place among all my waiting runs, of every exercise (1 query more).
-        places = slots.places(request.user.pk)
+        places = slots.waiting_places(request.user.pk)
         for run in runs:
             run.waiting_place = places.get(run.pk)
     # Also while a completed run's figure is being read: it shows a moment after.

@@ -61,7 +61,7 @@ def test_the_sync_gives_an_ended_runs_slot_to_the_oldest_waiting_run(
 
     assert statuses(account) == ["completed", "queued", "queued", "waiting", "waiting"]
     assert submitted == [waiting[0].pk]
-    assert slots.places(account.user_id) == {waiting[1].pk: 1, waiting[2].pk: 2}
+    assert slots.waiting_places(account.user_id) == {waiting[1].pk: 1, waiting[2].pk: 2}
 
 
 def test_nothing_moves_while_every_slot_is_taken(account, disk_target, settings, submitted) -> None:
