@@ -95,6 +95,22 @@
     return sets;
   }
 
+  // The decades from just below the lowest figure to just above the highest: the
+  // axis's ends, and a labelled tick at each, so every dot has a decade on each side.
+  function decades(ys) {
+    if (!ys.length) return {};
+    const low = Math.floor(Math.log10(Math.min(...ys) / 1.2));
+    const high = Math.max(Math.ceil(Math.log10(Math.max(...ys) * 1.2)), low + 1);
+    const ticks = [];
+    for (let p = low; p <= high; p++) ticks.push({ value: 10 ** p });
+    return { min: 10 ** low, max: 10 ** high, ticks };
+  }
+
+  // 0.1, 1, 10, 100, 1,000: a decade as people write it, never 1.0 or 1e+3.
+  function decadeLabel(value) {
+    return value.toLocaleString("en", { maximumFractionDigits: 3 });
+  }
+
   function draw(canvas) {
     const source = document.getElementById(canvas.dataset.chart);
     if (!source || !window.Chart) return;
@@ -105,9 +121,8 @@
     if (previous) previous.destroy();
     const labels = data.labels;
     const sets = datasets(data);
-    // Room above and below the extreme dots, which a log axis puts on its edges.
     const ys = sets.flatMap((set) => set.data.map((p) => p.y)).filter((y) => y !== null && y > 0);
-    const room = ys.length ? { min: Math.min(...ys) / 1.5, max: Math.max(...ys) * 1.5 } : {};
+    const axis = decades(ys);
     new Chart(canvas, {
       type: "scatter",
       data: { datasets: sets },
@@ -130,14 +145,25 @@
           // The figures span from tens to tens of thousands of MiB/s.
           y: {
             type: "logarithmic",
-            ...room,
+            min: axis.min,
+            max: axis.max,
+            afterBuildTicks: (scale) => {
+              if (axis.ticks) scale.ticks = axis.ticks;
+            },
+            ticks: { autoSkip: false, callback: (value) => decadeLabel(value) },
             title: { display: true, text: "write MiB/s (log scale)" },
           },
         },
         plugins: {
           legend: {
             position: "bottom",
-            labels: { usePointStyle: true, filter: (item, chart) => !chart.datasets[item.datasetIndex].auxiliary },
+            labels: {
+              usePointStyle: true,
+              filter: (item, chart) => {
+                const set = chart.datasets[item.datasetIndex];
+                return !set.auxiliary && set.data.length > 0;
+              },
+            },
           },
           tooltip: {
             callbacks: {
