@@ -33,7 +33,10 @@ def chart_data(io: IOProfile) -> dict:
             "writes": list(io.write_sizes),
             "reads": list(io.read_sizes),
         },
-        "access": {"labels": [a for a, _ in access], "values": [n for _, n in access]},
+        # None when each file took one request: there is no order to draw.
+        "access": {"labels": [a for a, _ in access], "values": [n for _, n in access]}
+        if io.judged_requests
+        else None,
         "bytes": {
             "labels": ["Written", "Read"],
             "values": [round(io.bytes_written / MiB, 1), round(io.bytes_read / MiB, 1)],

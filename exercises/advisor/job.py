@@ -196,6 +196,13 @@ class JobAdvice:
     speedup: Speedup | None
 
     @property
+    def kind(self) -> str:
+        """What the job's I/O is, in the page's heading: "many small files", "random I/O"."""
+        if self.question.file_shape is FileShape.MANY_SMALL:
+            return "many small files"
+        return f"{self.pattern.value} I/O"
+
+    @property
     def ranking(self) -> list[str]:
         return [r.target_key for r in self.advice.ranking]
 
@@ -274,9 +281,10 @@ def advise_job(
     by_writes = reading and exercise is not None and not figures
     if by_writes:
         figures = figures_for(exercise.key, False)
-    if exercise and figures:
-        # Every figure on the page is the resembling exercise's: the ranking's notes and
-        # the speed-up set the same two numbers beside each other.
+    if exercise:
+        # Every figure on the page is the resembling exercise's, or none: the ranking's
+        # notes and the speed-up set the same two numbers beside each other, and a job
+        # like 3 (many small files) is never ranked by another exercise's figures (2a's).
         label = f"exercise {exercise.key}" + (
             " (writes)" if by_writes else " (reads)" if reading else ""
         )

@@ -31,7 +31,7 @@
       { label: "Writes", data: data.sizes.writes, backgroundColor: write },
       { label: "Reads", data: data.sizes.reads, backgroundColor: read },
     ], { scales: { y: { title: { display: true, text: "requests" } } } });
-    bar("jobio-access", data.access.labels, [
+    if (data.access) bar("jobio-access", data.access.labels, [
       { label: "Requests", data: data.access.values, backgroundColor: ["#1d7a3a", "#1f5fa8", "#a83232"] },
     ], { indexAxis: "y", plugins: { legend: { display: false } } });
     bar("jobio-bytes", data.bytes.labels, [
