@@ -142,13 +142,13 @@ def portal_processes(settings, tmp_path):
 
 
 def test_a_class_of_200(
-    portal_processes, dev_profile, make_user, make_cluster_account, tmp_path
+    portal_processes, dev_profile, make_user, make_cluster_username, tmp_path
 ) -> None:
     slurm = Slurm(partition=set_partition, requests=count_slurm_requests)
     targets = list(dev_profile.targets.all())
     run_class(
         "class", portal_processes, slurm, dev_profile, targets, [TRAINEES], make_user,
-        make_cluster_account, tmp_path,
+        make_cluster_username, tmp_path,
     )  # fmt: skip
 
 

@@ -84,7 +84,7 @@ def replicas(settings, tmp_path, cluster24, slurm_24):
 
 
 def test_five_classes_of_200_on_two_replicas_and_slurm_24(
-    replicas, dev_profile, make_user, make_cluster_account, tmp_path
+    replicas, dev_profile, make_user, make_cluster_username, tmp_path
 ) -> None:
     portal, link = replicas
     portal: Portal
@@ -108,7 +108,7 @@ def test_five_classes_of_200_on_two_replicas_and_slurm_24(
 
     figures = run_class(
         "classes24", portal, Slurm(partition=set_partition_24, requests=link.requests),
-        dev_profile, targets, [CLASS_SIZE] * CLASSES, make_user, make_cluster_account,
+        dev_profile, targets, [CLASS_SIZE] * CLASSES, make_user, make_cluster_username,
         tmp_path, accounts_ready=on_the_cluster, deadline_s=60 * 60, class_gap_s=CLASS_GAP_S,
     )  # fmt: skip
 

@@ -52,10 +52,10 @@ def spread(values: list[float | None]) -> dict:
 
 
 def test_the_dev_exercises_on_a_network_filesystem_and_a_nodes_own_tmpdir(
-    portal_on_24, settings, dev_profile, account24, make_user
+    portal_on_24, settings, dev_profile, cluster24_username, make_user
 ) -> None:
     settings.MPI_LAUNCHER = ["mpirun", "--bind-to", "none"]  # 4 CPUs claimed on 2 cores
-    trainee = make_user(account24).cluster_account
+    trainee_account = make_user(cluster24_username).cluster_account
     targets = {
         "network": StorageTarget.objects.create(
             profile=dev_profile, key="netfs", name="$NETFS", filesystem="GlusterFS",
@@ -71,12 +71,14 @@ def test_the_dev_exercises_on_a_network_filesystem_and_a_nodes_own_tmpdir(
     pairs = []
     for i in range(PAIRS):
         order = ("1a", "1b") if i % 2 == 0 else ("1b", "1a")
-        got = {key: one_run(trainee, exercise[key], targets["network"]) for key in order}
+        got = {key: one_run(trainee_account, exercise[key], targets["network"]) for key in order}
         pairs.append(got)
     wins = sum(1 for p in pairs if p["1a"] and p["1b"] and p["1b"] > p["1a"])
 
     figures = {
-        f"{key} / {name}": spread([one_run(trainee, exercise[key], target) for _ in range(RUNS)])
+        f"{key} / {name}": spread(
+            [one_run(trainee_account, exercise[key], target) for _ in range(RUNS)]
+        )
         for key in FIGURES
         for name, target in targets.items()
     }

@@ -53,7 +53,7 @@ def one_run(profile, account, exercise: str, target: str) -> float | None:
 
 
 def test_darshan_changes_no_figure_beyond_its_run_to_run_spread(
-    live_portal, dev_profile, trainee, settings
+    live_portal, dev_profile, trainee_account, settings
 ) -> None:
     runtime = settings.RUN_DARSHAN_RUNTIME
     settings.RUN_DARSHAN_IN_MEMORY = True  # $TMPDIR too, to measure what it would cost
@@ -65,7 +65,7 @@ def test_darshan_changes_no_figure_beyond_its_run_to_run_spread(
                 order = ("with", "without") if pair % 2 == 0 else ("without", "with")
                 for how in order:
                     settings.RUN_DARSHAN_RUNTIME = runtime if how == "with" else ""
-                    cell[how].append(one_run(dev_profile, trainee, exercise, target))
+                    cell[how].append(one_run(dev_profile, trainee_account, exercise, target))
     settings.RUN_DARSHAN_RUNTIME = runtime
     expected = PAIRS * len(EXERCISES) * len(TARGETS)
     for _ in range(60):  # the last run's logs follow its result

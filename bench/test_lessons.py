@@ -23,10 +23,12 @@ ROUNDS = int(os.getenv("BENCH_LESSON_ROUNDS", "10"))
 TARGET_SHARE = 0.9
 
 
-def test_every_claim_holds_in_nine_single_runs_of_ten(live_portal, dev_profile, trainee) -> None:
+def test_every_claim_holds_in_nine_single_runs_of_ten(
+    live_portal, dev_profile, trainee_account
+) -> None:
     site_claims = claims(dev_profile)
     sides = lessons.sides(site_claims)
-    rounds = [run_round(dev_profile, trainee, sides) for _ in range(ROUNDS)]
+    rounds = [run_round(dev_profile, trainee_account, sides) for _ in range(ROUNDS)]
     tallies = tally(site_claims, rounds)
 
     path = write_results(

@@ -40,7 +40,7 @@ def timings(get, url: str, headers: dict[str, str]) -> dict[str, float]:
 
 def test_lab_pages_with_1000_runs(live_server, client, dev_profile, make_user) -> None:
     user = make_user("sl-trainee4")
-    make_runs(user, dev_profile, 1000)
+    make_runs(user.cluster_account, dev_profile, 1000)
     run_key = user.benchmarkrun_set.first().key
     pages = {
         "exercise list": "/lab/",

@@ -53,12 +53,12 @@ def count_requests() -> list[httpx.Request]:
 
 
 @pytest.mark.parametrize("active", [1, 10, 100, 1000])
-def test_requests_per_sync_cycle(trainee, disk_target, active) -> None:
+def test_requests_per_sync_cycle(trainee_account, disk_target, active) -> None:
     now = timezone.now()
     BenchmarkRun.objects.bulk_create(
         BenchmarkRun(
-            user=trainee.user,
-            cluster_username=trainee.username,
+            user=trainee_account.user,
+            cluster_username=trainee_account.username,
             target=disk_target,
             target_directory="/nonexistent",
             workload=small_workload().model_dump(mode="json"),
@@ -83,10 +83,10 @@ def test_requests_per_sync_cycle(trainee, disk_target, active) -> None:
     assert all(cycle["requests"] == 1 for cycle in cycles)
 
 
-def test_submission_and_result_latency(live_portal, trainee, disk_target) -> None:
+def test_submission_and_result_latency(live_portal, trainee_account, disk_target) -> None:
     runs = []
     for _ in range(10):
-        runs.append(start_run(trainee, disk_target, small_workload()))
+        runs.append(start_run(trainee_account, disk_target, small_workload()))
         time.sleep(0.3)
     done = follow(*runs, timeout=180)
 
@@ -109,9 +109,11 @@ def test_submission_and_result_latency(live_portal, trainee, disk_target) -> Non
 
 
 @pytest.mark.parametrize("on", ["disk", "tmpfs"])
-def test_fidelity_portal_vs_direct(live_portal, trainee, disk_target, tmpfs_target, on) -> None:
+def test_fidelity_portal_vs_direct(
+    live_portal, trainee_account, disk_target, tmpfs_target, on
+) -> None:
     target = disk_target if on == "disk" else tmpfs_target
-    directory = Path(target.directory_for(trainee.username))
+    directory = Path(target.directory_for(trainee_account.username))
     started = time.monotonic()
     pairs = []
     for i in range(FIDELITY_PAIRS):
@@ -124,9 +126,11 @@ def test_fidelity_portal_vs_direct(live_portal, trainee, disk_target, tmpfs_targ
             # Each measurement starts with no dirty pages of the previous one.
             subprocess.run(["sync"], check=True)
             if side == "portal":
-                mib_s[side] = run_through_portal(trainee, target)
+                mib_s[side] = run_through_portal(trainee_account, target)
             else:
-                mib_s[side] = run_fio_directly(trainee.username, directory / f"direct-{i}", target)
+                mib_s[side] = run_fio_directly(
+                    trainee_account.username, directory / f"direct-{i}", target
+                )
         pairs.append(
             {
                 "first": first,

@@ -43,9 +43,9 @@ def cluster24() -> str:
 
 
 @pytest.fixture
-def account24(cluster24, make_cluster_account: Callable[[], str]) -> str:
-    """A cluster account of this test's own, on the host and on every node."""
-    name = make_cluster_account()
+def cluster24_username(cluster24, make_cluster_username: Callable[[], str]) -> str:
+    """The user name of a cluster account of this test's own, on the host and on every node."""
+    name = make_cluster_username()
     subprocess.run([str(ROOT / "docker/cluster/account.sh"), name], check=True, timeout=60)
     return name
 

@@ -36,8 +36,9 @@ DISK_ROOT = Path(os.getenv("STORAGELAB_DISK_ROOT", "/srv/storagelab"))
 
 
 @pytest.fixture
-def make_cluster_account() -> Iterator[Callable[[], str]]:
-    """Creates real Unix accounts (with their target directories) for one test."""
+def make_cluster_username() -> Iterator[Callable[[], str]]:
+    """Creates real Unix accounts (with their target directories) for one test; each
+    call returns the new account's user name (a string, not a ClusterAccount)."""
     created: list[str] = []
 
     def make() -> str:
@@ -52,14 +53,15 @@ def make_cluster_account() -> Iterator[Callable[[], str]]:
 
 
 @pytest.fixture
-def cluster_account(make_cluster_account: Callable[[], str]) -> str:
-    return make_cluster_account()
+def cluster_username(make_cluster_username: Callable[[], str]) -> str:
+    """The user name of a real Unix account of this test's own."""
+    return make_cluster_username()
 
 
 @pytest.fixture
-def scratch_dir(cluster_account: str) -> Path:
+def scratch_dir(cluster_username: str) -> Path:
     """The account's own directory on the dev $SCRATCH-like disk target."""
-    return DISK_ROOT / "scratch" / cluster_account
+    return DISK_ROOT / "scratch" / cluster_username
 
 
 @pytest.fixture
@@ -109,7 +111,7 @@ def browser_type_launch_args(browser_type_launch_args: dict) -> dict:
 
 # Fixtures that reach the dev cluster: a test using one is live.
 LIVE_FIXTURES = {
-    "make_cluster_account", "celery_worker_thread", "live_portal", "sync_loop_only",
+    "make_cluster_username", "celery_worker_thread", "live_portal", "sync_loop_only",
     "slurm_client", "cluster24",
 }  # fmt: skip
 # Folders whose every test stops, starts or builds real parts.

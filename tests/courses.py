@@ -22,10 +22,19 @@ def make_course(profile, instructor, title: str) -> Course:
     return course
 
 
-def add_run(course, user, exercise, target, mib_s, status=RunStatus.COMPLETED) -> BenchmarkRun:
+def add_run(
+    account: ClusterAccount,
+    course: Course,
+    exercise: str,
+    target: str,
+    mib_s: float | None,
+    status: str = RunStatus.COMPLETED,
+) -> BenchmarkRun:
+    """A run of the account's in the course, of the exercise and on the target of these
+    keys, with a result of `mib_s` MiB/s (none if None)."""
     exercise = course.exercises.get(key=exercise)
     run = make_run(
-        user.cluster_account,
+        account,
         course.targets.get(key=target),
         exercise=exercise,
         course=course,

@@ -141,8 +141,9 @@ def tmpfs_target(site) -> StorageTarget:
 
 
 @pytest.fixture
-def trainee(cluster_account: str, make_user: Callable[..., User]) -> ClusterAccount:
-    return make_user(cluster_account).cluster_account
+def trainee_account(cluster_username: str, make_user: Callable[..., User]) -> ClusterAccount:
+    """A trainee's cluster account: a real Unix account of its own, and its login."""
+    return make_user(cluster_username).cluster_account
 
 
 def small_workload(pattern: Pattern = Pattern.SEQUENTIAL, processes: int = 1) -> Workload:
@@ -190,13 +191,17 @@ def _settled(run: BenchmarkRun) -> bool:
     return True
 
 
-def make_runs(user, profile, count: int, status=RunStatus.COMPLETED) -> None:
+def make_runs(
+    account: ClusterAccount, profile: SiteProfile, count: int, status=RunStatus.COMPLETED
+) -> None:
+    """`count` runs of the account's of exercise 1a, over the profile's targets in turn,
+    each with a figure: 100, 101, 102... MiB/s."""
     exercise = profile.exercises.get(key="1a")
     targets = list(profile.targets.all())
     runs = BenchmarkRun.objects.bulk_create(
         BenchmarkRun(
-            user=user,
-            cluster_username="sl-trainee4",
+            user=account.user,
+            cluster_username=account.username,
             target=targets[i % len(targets)],
             exercise=exercise,
             target_directory="/x",

@@ -44,16 +44,16 @@ def account_sh(env: dict[str, str], *argv: str) -> subprocess.CompletedProcess:
 
 @pytest.mark.parametrize("plant", ["link", "directory"])
 def test_a_tmpfs_root_another_user_made_first_is_refused_and_nothing_is_done(
-    plant: str, places: dict[str, str], cluster_account: str, tmp_path: Path
+    plant: str, places: dict[str, str], cluster_username: str, tmp_path: Path
 ) -> None:
     victim = tmp_path / "victims-files"
     victim.mkdir(mode=0o755)
     before = victim.stat()
     tmpfs = places["STORAGELAB_TMPFS_ROOT"]
     if plant == "link":
-        as_user(cluster_account, "ln", "-s", str(victim), tmpfs)
+        as_user(cluster_username, "ln", "-s", str(victim), tmpfs)
     else:
-        as_user(cluster_account, "mkdir", "-m", "777", tmpfs)
+        as_user(cluster_username, "mkdir", "-m", "777", tmpfs)
     name = unique_name("slt")
 
     done = account_sh(places, "add", name)

@@ -36,7 +36,7 @@ DARSHAN_LOG = Path(__file__).parents[1] / "jobio" / "logs" / "random-4k.darshan"
 
 
 @pytest.fixture
-def stack(tmp_path: Path, cluster_account: str) -> Iterator[Stack]:
+def stack(tmp_path: Path, cluster_username: str) -> Iterator[Stack]:
     """The stack, up; always taken down, and nothing of it may be left. The trainee's
     Unix account exists before the start: the containers see the host's /etc/passwd as
     it was then (compose.yaml says why)."""
@@ -82,7 +82,7 @@ def site_settings() -> dict[str, str]:
     }
 
 
-def make_trainee(stack: Stack, cluster_account: str) -> tuple[str, str]:
+def make_trainee(stack: Stack, cluster_username: str) -> tuple[str, str]:
     """A login linked to the Unix account, made in the web container as an admin would:
     the account is checked there (full_clean: getent passwd through the container's NSS)."""
     username, password = unique_name("trainee"), secrets.token_urlsafe(16)
@@ -92,7 +92,7 @@ def make_trainee(stack: Stack, cluster_account: str) -> tuple[str, str]:
         "from django.contrib.auth.models import User\n"
         "from portal.models import ClusterAccount\n"
         f"user = User.objects.create_user({username!r}, password={password!r}, first_name='Ada')\n"
-        f"account = ClusterAccount(user=user, username={cluster_account!r})\n"
+        f"account = ClusterAccount(user=user, username={cluster_username!r})\n"
         "account.full_clean()\n"
         "account.save()\n",
     )
@@ -139,10 +139,10 @@ def check_my_job(portal: httpx.Client, log: Path, timeout: float) -> str:
         time.sleep(0.5)
 
 
-def test_the_compose_stack_runs_1a_on_two_targets(stack: Stack, cluster_account: str) -> None:
+def test_the_compose_stack_runs_1a_on_two_targets(stack: Stack, cluster_username: str) -> None:
     try:
         stack.manage("load_site_profile", "dev")
-        username, password = make_trainee(stack, cluster_account)
+        username, password = make_trainee(stack, cluster_username)
         with httpx.Client(base_url=stack.url, follow_redirects=False, timeout=30) as portal:
             health = portal.get("/healthz")
             assert (health.status_code, health.text) == (200, "ok\n"), "the stack is not healthy"

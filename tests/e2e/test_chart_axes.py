@@ -29,8 +29,8 @@ def test_home_at_20_mib_s_has_its_decade_labelled_10_and_100(
     trainee = make_user("sl-axes1")
     course = make_course(dev_profile, instructor, "Axes")
     course.targets.add(dev_profile.targets.get(key="home"))
-    add_run(course, trainee, "1a", "home", 20.4)
-    add_run(course, trainee, "1a", "tmp", 3120.0)
+    add_run(trainee.cluster_account, course, "1a", "home", 20.4)
+    add_run(trainee.cluster_account, course, "1a", "tmp", 3120.0)
     log_in(page, live_server.url, trainee)
 
     page.goto(f"{live_server.url}/lab/1a/")

@@ -30,10 +30,10 @@ def targets_24(dev_profile) -> tuple[StorageTarget, StorageTarget]:
 
 
 def test_a_trainee_runs_1a_on_the_network_filesystem_and_the_nodes_tmpdir(
-    portal_on_24, live_server, targets_24, account24, make_user, page: Page
+    portal_on_24, live_server, targets_24, cluster24_username, make_user, page: Page
 ) -> None:
     tmp, work = targets_24
-    user = make_user(account24)
+    user = make_user(cluster24_username)
     log_in(page, live_server.url, user)
 
     with syncing(interval=2):
@@ -59,7 +59,7 @@ def test_a_trainee_runs_1a_on_the_network_filesystem_and_the_nodes_tmpdir(
     page.locator("#runs-panel").get_by_role("link", name=work.name).first.click()
     expect(page.get_by_role("heading", name="1a on $WORK: Completed")).to_be_visible()
     expect(page.locator("dt:has-text('Directory') + dd")).to_contain_text(
-        f"/gluster/{account24}/storagelab-run-"
+        f"/gluster/{cluster24_username}/storagelab-run-"
     )
     # Darshan's log came back from the node that ran the job, and reads as 1a's I/O.
     expect(page.locator("#profile-summary")).to_contain_text(
@@ -72,5 +72,5 @@ def test_a_trainee_runs_1a_on_the_network_filesystem_and_the_nodes_tmpdir(
         "Your directory: wherever $TMPDIR points on the node that runs your job"
     )
     expect(page.locator("#storage-tmp")).to_contain_text("only as long as the job, on one node")
-    expect(page.locator("#storage-work")).to_contain_text(f"/gluster/{account24}")
+    expect(page.locator("#storage-work")).to_contain_text(f"/gluster/{cluster24_username}")
     page.screenshot(path=ARTIFACTS / "cluster24-my-storage.png", full_page=True)

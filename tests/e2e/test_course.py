@@ -14,11 +14,11 @@ from tests.e2e.browser import ARTIFACTS, log_in
 
 @pytest.mark.django_db(transaction=True)
 def test_an_instructor_watches_two_trainees_run_a_course(
-    live_portal, sync_loop, dev_profile, make_user, make_cluster_account, browser: Browser
+    live_portal, sync_loop, dev_profile, make_user, make_cluster_username, browser: Browser
 ) -> None:
     instructor = make_user("sl-instructor")
     instructor.user_permissions.add(Permission.objects.get(codename="teach_course"))
-    trainees = [make_user(make_cluster_account()) for _ in range(2)]
+    trainees = [make_user(make_cluster_username()) for _ in range(2)]
     teacher = browser.new_context().new_page()
     log_in(teacher, live_portal, instructor)
 

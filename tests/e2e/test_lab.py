@@ -18,13 +18,13 @@ from tests.runs import make_run
 
 @pytest.mark.django_db(transaction=True)
 def test_a_trainee_runs_1a_on_two_targets_and_compares(
-    live_portal, sync_loop, dev_profile, trainee, page: Page
+    live_portal, sync_loop, dev_profile, trainee_account, page: Page
 ) -> None:
     exercise = dev_profile.exercises.get(key="1a")
     scratch = dev_profile.targets.get(key="scratch")
     tmp = dev_profile.targets.get(key="tmp")
     ReferenceResult.objects.create(exercise=exercise, target=tmp, value=1234.5)
-    log_in(page, live_portal, trainee.user)
+    log_in(page, live_portal, trainee_account.user)
 
     page.get_by_role("link", name="Lab", exact=True).click()
     page.get_by_role("link", name="1a · ").click()
@@ -83,19 +83,19 @@ def is_poll(response) -> bool:
 
 @pytest.mark.django_db(transaction=True)
 def test_a_poll_that_brings_nothing_new_leaves_the_runs_panel_as_it_is(
-    live_server, dev_profile, trainee, page: Page
+    live_server, dev_profile, trainee_account, page: Page
 ) -> None:
     """The panel names its version (portal/polling.py): its very first poll gets a 304,
     which must not blank it, and the next change still comes in. No sync runs here:
     the run stays as it was saved until the test moves it."""
     run = make_run(
-        trainee,
+        trainee_account,
         dev_profile.targets.get(key="scratch"),
         exercise=dev_profile.exercises.get(key="1a"),
         status=RunStatus.RUNNING,
         slurm_job_id=4242,
     )
-    log_in(page, live_server.url, trainee.user)
+    log_in(page, live_server.url, trainee_account.user)
     page.goto(f"{live_server.url}/lab/1a/")
     panel = page.locator("#runs-panel")
     expect(panel.locator(".status.running")).to_have_count(1)

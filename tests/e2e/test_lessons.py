@@ -37,9 +37,9 @@ def my_medians(page: Page) -> dict[str, float]:
 
 
 def test_one_run_of_1a_and_2a_on_every_target_shows_their_lessons(
-    live_portal, sync_loop, dev_profile, trainee, page: Page
+    live_portal, sync_loop, dev_profile, trainee_account, page: Page
 ) -> None:
-    log_in(page, live_portal, trainee.user)
+    log_in(page, live_portal, trainee_account.user)
 
     run_on_every_target(page, live_portal, "1a")
     lesson = page.locator("ul.lesson > li")

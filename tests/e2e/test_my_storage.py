@@ -17,9 +17,9 @@ from tests.e2e.browser import ARTIFACTS, log_in
 
 @pytest.mark.django_db(transaction=True)
 def test_a_user_sees_a_bar_per_target_and_follows_the_guidance_link(
-    live_server, dev_profile, make_cluster_account, make_user, page: Page
+    live_server, dev_profile, make_cluster_username, make_user, page: Page
 ) -> None:
-    account = make_user(make_cluster_account()).cluster_account
+    account = make_user(make_cluster_username()).cluster_account
     # $HOME gets a small quota so a few MiB pass 80% (writing gigabytes would too, slowly).
     dev_profile.targets.filter(key="home").update(quota_bytes=4 * MiB)
     home = Path(DISK_ROOT / "home" / account.username)

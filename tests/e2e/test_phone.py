@@ -76,7 +76,7 @@ def reads_whole_on_a_phone(page: Page, name: str) -> list[str]:
 def test_every_main_page_reads_whole_on_a_phone(
     live_server, dev_profile, ada, ada_account, make_user, browser: Browser
 ) -> None:
-    make_runs(ada, dev_profile, 8)  # 1a, twice on every target, with figures
+    make_runs(ada_account, dev_profile, 8)  # 1a, twice on every target, with figures
     fill(ada_account, "scratch", 3 * GiB, bytes_hard=10 * GiB)
     instructor = make_user("sl-phone-inst")
     instructor.user_permissions.add(Permission.objects.get(codename="teach_course"))
@@ -95,8 +95,8 @@ def test_every_main_page_reads_whole_on_a_phone(
     _calibrated(dev_profile, staff)
     cut: list[str] = []
 
-    trainee = browser.new_context(viewport=PHONE).new_page()
-    log_in(trainee, live_server.url, ada)
+    trainee_page = browser.new_context(viewport=PHONE).new_page()
+    log_in(trainee_page, live_server.url, ada)
     for name, path in (
         ("lab-index", "/lab/"),
         ("lab", "/lab/1a/"),  # the exercise, with the list of her runs
@@ -108,11 +108,11 @@ def test_every_main_page_reads_whole_on_a_phone(
         ("course", f"/courses/{course.pk}/"),
         ("advisor", "/advisor/"),
     ):
-        trainee.goto(live_server.url + path)
-        cut += reads_whole_on_a_phone(trainee, name)
-    ask_the_advisor(trainee, data_gib="10", node_gib="64", app_gib="32")
-    expect(trainee.locator("#advice ol.ranking > li").first).to_be_visible()
-    cut += reads_whole_on_a_phone(trainee, "advisor-answer")
+        trainee_page.goto(live_server.url + path)
+        cut += reads_whole_on_a_phone(trainee_page, name)
+    ask_the_advisor(trainee_page, data_gib="10", node_gib="64", app_gib="32")
+    expect(trainee_page.locator("#advice ol.ranking > li").first).to_be_visible()
+    cut += reads_whole_on_a_phone(trainee_page, "advisor-answer")
 
     teacher = browser.new_context(viewport=PHONE).new_page()
     log_in(teacher, live_server.url, instructor)

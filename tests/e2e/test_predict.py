@@ -22,7 +22,7 @@ GUESS = ["$HOME", "$GLOBAL", "$SCRATCH", "$TMPDIR"]
 
 @pytest.mark.django_db(transaction=True)
 def test_a_trainee_predicts_1a_runs_it_and_sees_where_the_guess_missed(
-    live_portal, sync_loop, dev_profile, trainee, make_user, page: Page, browser: Browser
+    live_portal, sync_loop, dev_profile, trainee_account, make_user, page: Page, browser: Browser
 ) -> None:
     instructor = make_user("sl-instructor")
     instructor.user_permissions.add(Permission.objects.get(codename="teach_course"))
@@ -30,7 +30,7 @@ def test_a_trainee_predicts_1a_runs_it_and_sees_where_the_guess_missed(
     course.targets.set(dev_profile.targets.all())
     course.predictions_required = True
     course.save()
-    Enrollment.objects.create(course=course, user=trainee.user)
+    Enrollment.objects.create(course=course, user=trainee_account.user)
     # Two classmates who predicted the other way round (and have not run yet).
     for _ in range(2):
         classmate = make_user()
@@ -40,7 +40,7 @@ def test_a_trainee_predicts_1a_runs_it_and_sees_where_the_guess_missed(
             exercise=dev_profile.exercises.get(key="1a"),
             order=["tmp", "scratch", "global", "home"],
         )
-    log_in(page, live_portal, trainee.user)
+    log_in(page, live_portal, trainee_account.user)
     page.goto(f"{live_portal}/lab/1a/")
     expect(page.locator("#prediction-required")).to_be_visible()
 

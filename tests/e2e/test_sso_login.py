@@ -43,17 +43,17 @@ def through_the_provider(page: Page, portal: str, sub: str, shots: Path | None =
 
 @pytest.mark.django_db(transaction=True)
 def test_a_trainee_logs_in_through_oidc_and_runs_1a(
-    live_portal, sync_loop, dev_profile, oidc_login, cluster_account, page: Page, shots
+    live_portal, sync_loop, dev_profile, oidc_login, cluster_username, page: Page, shots
 ) -> None:
     sub = oidc_login.add_user(
-        preferred_username=cluster_account, given_name="Ada", family_name="Lovelace"
+        preferred_username=cluster_username, given_name="Ada", family_name="Lovelace"
     )
 
     through_the_provider(page, live_portal, sub, shots)
 
     # Back on the lab they asked for, as their cluster account.
     expect(page.get_by_role("heading", name=re.compile("^Storage lab"))).to_be_visible()
-    expect(page.locator(".who")).to_have_text(cluster_account)
+    expect(page.locator(".who")).to_have_text(cluster_username)
     page.screenshot(path=shots / "3-landed-on-the-lab.png", full_page=True)
 
     page.get_by_role("link", name="1a · ").click()
@@ -64,13 +64,13 @@ def test_a_trainee_logs_in_through_oidc_and_runs_1a(
     expect(panel.locator(".status.completed")).to_have_count(1, timeout=60_000)
     expect(panel.locator("tbody tr[data-run] td.num").first).to_have_text(re.compile(r"^\d"))
     page.screenshot(path=shots / "4-1a-completed.png", full_page=True)
-    assert BenchmarkRun.objects.get(user__username=cluster_account).cluster_username == (
-        cluster_account
+    assert BenchmarkRun.objects.get(user__username=cluster_username).cluster_username == (
+        cluster_username
     )
 
     page.goto(f"{live_portal}/")
     expect(page.get_by_role("heading", name="Welcome, Ada Lovelace")).to_be_visible()
-    expect(page.locator("code.account")).to_have_text(cluster_account)
+    expect(page.locator("code.account")).to_have_text(cluster_username)
 
 
 @pytest.mark.django_db(transaction=True)
@@ -104,17 +104,17 @@ def front_end_portal(remote_user_login, settings) -> Iterator[str]:
 
 @pytest.mark.django_db(transaction=True)
 def test_behind_a_front_end_the_trainee_is_simply_in(
-    front_end_portal, dev_profile, cluster_account, page: Page, shots
+    front_end_portal, dev_profile, cluster_username, page: Page, shots
 ) -> None:
     # What the proxy adds to every request once it has authenticated the person.
-    page.set_extra_http_headers({"X-Remote-User": cluster_account})
+    page.set_extra_http_headers({"X-Remote-User": cluster_username})
 
     page.goto(f"{front_end_portal}/lab/")
 
     expect(page.get_by_role("heading", name=re.compile("^Storage lab"))).to_be_visible()
-    expect(page.locator(".who")).to_have_text(cluster_account)
+    expect(page.locator(".who")).to_have_text(cluster_username)
     page.goto(f"{front_end_portal}/")
-    expect(page.locator("code.account")).to_have_text(cluster_account)
+    expect(page.locator("code.account")).to_have_text(cluster_username)
     page.screenshot(path=shots / "6-remote-user-home.png", full_page=True)
 
     page.set_extra_http_headers({"X-Remote-User": "root"})

@@ -30,18 +30,24 @@ MEASURED = "Measured here (calibration: median, lowest–highest)"
 
 @pytest.mark.django_db(transaction=True)
 def test_a_trainee_repeats_1a_three_times_on_two_targets_and_sees_the_spread(
-    live_portal, sync_loop, dev_profile, trainee, make_cluster_account, make_user, page: Page
+    live_portal,
+    sync_loop,
+    dev_profile,
+    trainee_account,
+    make_cluster_username,
+    make_user,
+    page: Page,
 ) -> None:
     scratch = dev_profile.targets.get(key="scratch")
     tmp = dev_profile.targets.get(key="tmp")
-    staff = make_user(make_cluster_account(), staff=True)
+    staff = make_user(make_cluster_username(), staff=True)
     call_command(
         "calibrate", "--user", staff.username, "--repeat", "3", "--exercises", "1a",
         "--targets", "scratch", "--wait", "--timeout", "120", stdout=io.StringIO(),
     )  # fmt: skip
     measured = MeasuredReference.objects.get(exercise__key="1a", target=scratch)
     assert len(measured.values) == 3
-    log_in(page, live_portal, trainee.user)
+    log_in(page, live_portal, trainee_account.user)
     page.goto(f"{live_portal}/lab/1a/")
 
     page.get_by_label(scratch.name).check()

@@ -10,10 +10,10 @@ from tests.e2e.browser import ARTIFACTS, log_in
 
 @pytest.mark.django_db(transaction=True)
 def test_a_trainee_repeats_1a_beyond_the_cap_and_the_waiting_runs_start_by_themselves(
-    live_portal, sync_loop, dev_profile, trainee, page: Page, settings
+    live_portal, sync_loop, dev_profile, trainee_account, page: Page, settings
 ) -> None:
     settings.MAX_ACTIVE_RUNS_PER_USER = 2
-    log_in(page, live_portal, trainee.user)
+    log_in(page, live_portal, trainee_account.user)
     page.goto(f"{live_portal}/lab/1a/")
 
     page.get_by_label("$SCRATCH").check()

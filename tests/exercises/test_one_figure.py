@@ -29,9 +29,9 @@ def course_with_an_impossible_run(dev_profile, make_user):
     course = make_course(dev_profile, instructor, "One figure")
     for who in (trainee, classmate):
         Enrollment.objects.create(course=course, user=who)
-    add_run(course, trainee, "1a", "scratch", 321.4)
-    impossible = add_run(course, trainee, "1a", "scratch", IMPOSSIBLE_MIB_S)
-    add_run(course, classmate, "1a", "tmp", 4117.0)
+    add_run(trainee.cluster_account, course, "1a", "scratch", 321.4)
+    impossible = add_run(trainee.cluster_account, course, "1a", "scratch", IMPOSSIBLE_MIB_S)
+    add_run(classmate.cluster_account, course, "1a", "tmp", 4117.0)
     return course, instructor, trainee, impossible
 
 

@@ -65,7 +65,7 @@ def start_portal(tmp_path, private_redis) -> Iterator[Callable[..., Portal]]:
         portal.stop()
 
 
-class Trainee:
+class TraineeBrowser:
     """A trainee's browser, as HTMX drives the lab page."""
 
     def __init__(self, portal: Portal, user: User | None, username: str = ""):
@@ -92,13 +92,16 @@ class Trainee:
 
 
 @pytest.fixture
-def trainee(dev_profile, make_user, make_cluster_account) -> Callable[[Portal], Trainee]:
-    """A logged-in trainee with a cluster account of its own; the portal's hasher
-    (the test process hashes with MD5, which the portal does not take)."""
-    user = make_user(make_cluster_account())
+def make_trainee_browser(
+    dev_profile, make_user, make_cluster_username
+) -> Callable[[Portal], TraineeBrowser]:
+    """Logs a trainee (a login with a cluster account of its own, its password hashed
+    with the portal's hasher: the test process hashes with MD5, which the portal does
+    not take) into the given portal: a TraineeBrowser, one per call."""
+    user = make_user(make_cluster_username())
     hasher = PBKDF2PasswordHasher()
     User.objects.filter(pk=user.pk).update(password=hasher.encode(PASSWORD, hasher.salt()))
-    return lambda portal: Trainee(portal, user)
+    return lambda portal: TraineeBrowser(portal, user)
 
 
 def runs_of(user: User) -> list[BenchmarkRun]:
@@ -138,9 +141,9 @@ def assert_completed_once(runs: list[BenchmarkRun]) -> None:
         assert mine[0].user_name == run.cluster_username
 
 
-def wait_for_reason(trainee: Trainee, text: str, timeout: float = 20) -> str:
+def wait_for_reason(browser: TraineeBrowser, text: str, timeout: float = 20) -> str:
     """The runs panel, once it says `text`."""
-    return wait_until(f"the panel saying {text!r}", lambda: _has(trainee.panel(), text), timeout)
+    return wait_until(f"the panel saying {text!r}", lambda: _has(browser.panel(), text), timeout)
 
 
 def _has(page: str, text: str) -> str | None:

@@ -20,16 +20,16 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 
 def test_a_result_sent_while_the_network_is_cut_arrives_when_it_is_back(
-    portal_on_24, settings, live_server, account24, make_user, disk_target
+    portal_on_24, settings, live_server, cluster24_username, make_user, disk_target
 ) -> None:
     link = CuttableLink(bridge_address(), urlsplit(live_server.url).port)
     settings.PORTAL_CALLBACK_URL = link.url
-    trainee = make_user(account24).cluster_account
+    trainee_account = make_user(cluster24_username).cluster_account
     timed = Workload(
         pattern=Pattern.SEQUENTIAL, block_size=MiB, processes=1, size_per_process=4 * MiB, seconds=3
     )
     try:
-        run = start_run(trainee, disk_target, timed, time_limit_minutes=3)
+        run = start_run(trainee_account, disk_target, timed, time_limit_minutes=3)
         wait_for_status(run, RunStatus.RUNNING, timeout=60)
         link.cut = True
         # The benchmark (3 s) ends and its posts are dropped: the job holds on to its

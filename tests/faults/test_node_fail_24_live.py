@@ -26,9 +26,9 @@ def idle_again(timeout: float = 90) -> None:
 
 
 def test_a_node_that_stops_mid_run_ends_the_run_failed_with_why(
-    portal_on_24, account24, make_user, disk_target
+    portal_on_24, cluster24_username, make_user, disk_target
 ) -> None:
-    trainee = make_user(account24).cluster_account
+    trainee_account = make_user(cluster24_username).cluster_account
     long = Workload(
         pattern=Pattern.SEQUENTIAL,
         block_size=MiB,
@@ -36,7 +36,7 @@ def test_a_node_that_stops_mid_run_ends_the_run_failed_with_why(
         size_per_process=4 * MiB,
         seconds=60,
     )
-    run = start_run(trainee, disk_target, long, time_limit_minutes=3)
+    run = start_run(trainee_account, disk_target, long, time_limit_minutes=3)
     run = wait_for_status(run, RunStatus.RUNNING, timeout=60)
     node = on_node("slurm-ctl", "squeue", "-h", "-j", str(run.slurm_job_id), "-o", "%N").strip()
     assert node in NODES

@@ -11,7 +11,7 @@ import pytest
 from django.conf import settings
 
 from jobs.slurm import get_client
-from tests.faults.conftest import PASSWORD, PORTAL_ENV, TARGETS, Trainee
+from tests.faults.conftest import PASSWORD, PORTAL_ENV, TARGETS, TraineeBrowser
 from tests.faults.services import ROOT, VENV, Portal, PrivatePostgres, wait_until
 
 DB = "storagelab_faults"
@@ -19,7 +19,7 @@ CREATE_TRAINEE = """
 from django.contrib.auth.models import User
 from portal.models import ClusterAccount
 user = User.objects.create_user({name!r}, password={password!r})
-ClusterAccount.objects.create(user=user, username={account!r})
+ClusterAccount.objects.create(user=user, username={cluster_username!r})
 """
 RUNS = """
 SELECT r.key, r.status, r.status_reason, r.slurm_job_id, r.cluster_username,
@@ -39,29 +39,31 @@ def private_postgres():
 
 
 def test_a_postgres_restart_mid_lab_loses_no_run(
-    private_postgres, private_redis, make_cluster_account, tmp_path
+    private_postgres, private_redis, make_cluster_username, tmp_path
 ) -> None:
     db = {"DB_HOST": "127.0.0.1", "DB_PORT": str(private_postgres.port), "DB_NAME": DB}
     env = {**PORTAL_ENV, **db, "REDIS_URL": private_redis.url}
-    account = make_cluster_account()
+    cluster_username = make_cluster_username()
     manage(env, "migrate", "--no-input", "-v", "0")
     manage(env, "load_site_profile", "dev")
-    code = CREATE_TRAINEE.format(name=f"u-{account}", password=PASSWORD, account=account)
+    code = CREATE_TRAINEE.format(
+        name=f"u-{cluster_username}", password=PASSWORD, cluster_username=cluster_username
+    )
     manage(env, "shell", "-c", code)
     portal = Portal(tmp_path, env)
     try:
         portal.start()
-        ada = Trainee(portal, None, username=f"u-{account}")
+        ada_browser = TraineeBrowser(portal, None, username=f"u-{cluster_username}")
 
-        response = ada.start(*TARGETS)
+        response = ada_browser.start(*TARGETS)
         assert response.status_code == 200
         private_postgres.restart()
 
         # The first pages after the restart answer: no web worker keeps a dead connection.
         for _ in range(4):
-            assert "Your runs" in ada.panel()
+            assert "Your runs" in ada_browser.panel()
         runs = wait_until("every run final", lambda: final_runs(private_postgres), 90, 0.5)
-        assert ada.panel().count("Completed") == len(TARGETS)
+        assert ada_browser.panel().count("Completed") == len(TARGETS)
     finally:
         portal.stop()
 

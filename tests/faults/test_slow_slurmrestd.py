@@ -18,23 +18,23 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 
 def test_runs_survive_a_slurmrestd_slower_than_the_timeout(
-    start_portal, trainee, slurmrestd_proxy
+    start_portal, make_trainee_browser, slurmrestd_proxy
 ) -> None:
     portal = start_portal(SLURMRESTD_URL=slurmrestd_proxy.url)
-    ada = trainee(portal)
+    ada_browser = make_trainee_browser(portal)
     slurmrestd_proxy.only = (b"job/submit", b"/jobs")
     slurmrestd_proxy.delay = 4
 
-    response = ada.start(*TARGETS)
+    response = ada_browser.start(*TARGETS)
 
     assert response.status_code == 200
-    page = wait_for_reason(ada, "tries again by itself", timeout=20)
+    page = wait_for_reason(ada_browser, "tries again by itself", timeout=20)
     assert "Queued" in page
     assert "no answer in time" in page
     time.sleep(4)  # slow for a while: adoption attempts time out too
     slurmrestd_proxy.delay = 0
 
-    done = settled(ada.user, len(TARGETS), timeout=60)
+    done = settled(ada_browser.user, len(TARGETS), timeout=60)
     assert_completed_once(done)
     assert max(run.submit_attempts for run in done) >= 2  # the late job was adopted
-    assert "tries again by itself" not in ada.panel()
+    assert "tries again by itself" not in ada_browser.panel()

@@ -14,18 +14,20 @@ from tests.faults.services import slurmctld_stopped
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
-def test_runs_started_while_slurmctld_is_down_run_once_it_is_back(start_portal, trainee) -> None:
+def test_runs_started_while_slurmctld_is_down_run_once_it_is_back(
+    start_portal, make_trainee_browser
+) -> None:
     portal = start_portal()
-    ada = trainee(portal)
+    ada_browser = make_trainee_browser(portal)
 
     with slurmctld_stopped():
-        response = ada.start(*TARGETS)
+        response = ada_browser.start(*TARGETS)
 
         assert response.status_code == 200
         assert "Started 1a" in response.text
-        page = wait_for_reason(ada, "tries again by itself", timeout=10)
+        page = wait_for_reason(ada_browser, "tries again by itself", timeout=10)
         assert "Queued" in page
 
-    done = settled(ada.user, len(TARGETS), timeout=60)
+    done = settled(ada_browser.user, len(TARGETS), timeout=60)
     assert_completed_once(done)
-    assert "tries again by itself" not in ada.panel()
+    assert "tries again by itself" not in ada_browser.panel()

@@ -21,13 +21,13 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 
 def test_a_run_completes_once_across_a_restart_of_slurmctld(
-    portal_on_24, account24, make_user, disk_target
+    portal_on_24, cluster24_username, make_user, disk_target
 ) -> None:
-    trainee = make_user(account24).cluster_account
+    trainee_account = make_user(cluster24_username).cluster_account
     timed = Workload(
         pattern=Pattern.SEQUENTIAL, block_size=MiB, processes=1, size_per_process=4 * MiB, seconds=8
     )
-    run = start_run(trainee, disk_target, timed, time_limit_minutes=2)
+    run = start_run(trainee_account, disk_target, timed, time_limit_minutes=2)
     run = wait_for_status(run, RunStatus.RUNNING, timeout=60)
 
     subprocess.run(["docker", "restart", "slurm-ctl"], check=True, capture_output=True, timeout=60)

@@ -16,17 +16,19 @@ DOWN_SECONDS = 90
 
 
 def test_an_output_posted_while_the_web_server_is_down_arrives_after_its_restart(
-    start_portal, trainee
+    start_portal, make_trainee_browser
 ) -> None:
     portal = start_portal()
-    ada = trainee(portal)
+    ada_browser = make_trainee_browser(portal)
 
-    assert ada.start("scratch").status_code == 200
+    assert ada_browser.start("scratch").status_code == 200
     portal.stop_web()  # the worker submits the run; its job finds nobody to post to
     stopped = time.monotonic()
     run = wait_until(
         "the run's job ended in Slurm's word or still posting",
-        lambda: BenchmarkRun.objects.filter(user=ada.user, slurm_job_id__isnull=False).first(),
+        lambda: BenchmarkRun.objects.filter(
+            user=ada_browser.user, slurm_job_id__isnull=False
+        ).first(),
         timeout=60,
     )
     time.sleep(max(0.0, DOWN_SECONDS - (time.monotonic() - stopped)))
@@ -39,8 +41,8 @@ def test_an_output_posted_while_the_web_server_is_down_arrives_after_its_restart
     portal.start_web()
     portal.wait_for_web()
 
-    done = settled(ada.user, 1, timeout=90)
+    done = settled(ada_browser.user, 1, timeout=90)
     assert_completed_once(done)
     [run] = done
     assert run.parse_error == "" and run.ingest_attempts == 1
-    assert "Completed" in ada.panel()
+    assert "Completed" in ada_browser.panel()

@@ -10,21 +10,21 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 
 def test_a_worker_killed_mid_submission_leaves_one_job_per_run(
-    start_portal, trainee, slurmrestd_proxy
+    start_portal, make_trainee_browser, slurmrestd_proxy
 ) -> None:
     portal = start_portal(SLURMRESTD_URL=slurmrestd_proxy.url)
-    ada = trainee(portal)
+    ada_browser = make_trainee_browser(portal)
     slurmrestd_proxy.only = (b"job/submit",)
     slurmrestd_proxy.delay = 5  # the answer to the submission is held: the job exists meanwhile
 
-    response = ada.start(*TARGETS)
+    response = ada_browser.start(*TARGETS)
     assert response.status_code == 200
     assert slurmrestd_proxy.requested.wait(timeout=30), "no submission reached slurmrestd"
     portal.kill_worker()
     slurmrestd_proxy.delay = 0
     portal.start_worker()
 
-    done = settled(ada.user, len(TARGETS), timeout=60)
+    done = settled(ada_browser.user, len(TARGETS), timeout=60)
     assert_completed_once(done)
     assert max(run.submit_attempts for run in done) >= 2  # one was taken over
-    assert ada.panel().count("Completed") == len(TARGETS)
+    assert ada_browser.panel().count("Completed") == len(TARGETS)

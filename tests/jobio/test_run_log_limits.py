@@ -39,8 +39,9 @@ def trainee(make_user):
 
 
 @pytest.fixture
-def new_run(trainee, disk_target):
-    """A recorded run of the trainee's whose result just came, as its job posts logs."""
+def make_completed_run(trainee, disk_target):
+    """Makes a run (one per call) of the trainee's cluster account, on `target`, whose
+    result just came, as its job posts logs: make_run with this file's account bound."""
 
     def make(target=disk_target, **fields) -> BenchmarkRun:
         return make_run(
@@ -103,9 +104,9 @@ def assert_one_line(answer, status: int) -> str:
 
 
 def test_logs_of_a_run_whose_job_recorded_none_are_refused_and_nothing_is_kept(
-    client, new_run, sent
+    client, make_completed_run, sent
 ) -> None:
-    run = new_run(job_script="#!/bin/bash\nfio ...")  # its script preloaded nothing
+    run = make_completed_run(job_script="#!/bin/bash\nfio ...")  # its script preloaded nothing
 
     text = assert_one_line(send(client, run), 403)
 
@@ -116,10 +117,10 @@ def test_logs_of_a_run_whose_job_recorded_none_are_refused_and_nothing_is_kept(
 
 
 def test_a_run_in_memory_refuses_logs_and_its_page_says_why_it_has_none(
-    client, new_run, tmpfs_target, settings, sent
+    client, make_completed_run, tmpfs_target, settings, sent
 ) -> None:
     settings.RUN_DARSHAN_RUNTIME = RUNTIME
-    run = new_run(target=tmpfs_target)  # in memory: its script records nothing
+    run = make_completed_run(target=tmpfs_target)  # in memory: its script records nothing
     run.job_script = render_script(run)
     run.save()
 
@@ -132,8 +133,10 @@ def test_a_run_in_memory_refuses_logs_and_its_page_says_why_it_has_none(
     assert not RunLog.objects.filter(run=run).exists()
 
 
-def test_a_second_post_for_one_run_is_a_409_and_the_first_stays(client, new_run, sent) -> None:
-    run = new_run()
+def test_a_second_post_for_one_run_is_a_409_and_the_first_stays(
+    client, make_completed_run, sent
+) -> None:
+    run = make_completed_run()
     body, sizes = one_log()
 
     assert send(client, run, body, **{"X-Darshan-Sizes": sizes}).status_code == 202
@@ -147,8 +150,10 @@ def test_a_second_post_for_one_run_is_a_409_and_the_first_stays(client, new_run,
     assert sent == [run.pk]  # read once
 
 
-def test_logs_before_the_runs_result_are_refused_and_nothing_is_kept(client, new_run, sent) -> None:
-    run = new_run(status=RunStatus.RUNNING, result_received_at=None)
+def test_logs_before_the_runs_result_are_refused_and_nothing_is_kept(
+    client, make_completed_run, sent
+) -> None:
+    run = make_completed_run(status=RunStatus.RUNNING, result_received_at=None)
 
     text = assert_one_line(send(client, run), 403)
 
@@ -162,11 +167,11 @@ def test_logs_before_the_runs_result_are_refused_and_nothing_is_kept(client, new
     ids=["long-after-the-result", "result-attached-long-after-the-end"],
 )
 def test_logs_after_the_retry_window_are_refused_and_the_page_says_why(
-    client, new_run, sent, settings, result_ago, ended_ago
+    client, make_completed_run, sent, settings, result_ago, ended_ago
 ) -> None:
     settings.RESULT_RETRY_SECONDS = 600
     now = timezone.now()
-    run = new_run(
+    run = make_completed_run(
         result_received_at=now - timedelta(seconds=result_ago),
         ended_at=now - timedelta(seconds=ended_ago) if ended_ago else None,
     )
@@ -182,9 +187,11 @@ def test_logs_after_the_retry_window_are_refused_and_the_page_says_why(
     assert_one_line(send(client, run), 409)  # and it stays refused
 
 
-def test_logs_within_the_window_after_the_run_ended_are_taken(client, new_run, sent) -> None:
+def test_logs_within_the_window_after_the_run_ended_are_taken(
+    client, make_completed_run, sent
+) -> None:
     now = timezone.now()
-    run = new_run(result_received_at=now - timedelta(seconds=30), ended_at=now)
+    run = make_completed_run(result_received_at=now - timedelta(seconds=30), ended_at=now)
 
     assert send(client, run).status_code == 202
     assert sent == [run.pk]
@@ -194,12 +201,12 @@ def test_logs_within_the_window_after_the_run_ended_are_taken(client, new_run, s
 
 
 def test_logs_beyond_the_bytes_their_owner_has_waiting_are_refused_and_the_page_says_why(
-    client, new_run, trainee, sent, settings
+    client, make_completed_run, trainee, sent, settings
 ) -> None:
     body, sizes = one_log()
     settings.DARSHAN_USER_MAX_BYTES = len(body) + 100
     checks.from_upload(trainee, b"x" * 200, "job.darshan")  # an upload not read yet
-    run = new_run()
+    run = make_completed_run()
 
     text = assert_one_line(send(client, run, body, **{"X-Darshan-Sizes": sizes}), 403)
 
@@ -213,13 +220,13 @@ def test_logs_beyond_the_bytes_their_owner_has_waiting_are_refused_and_the_page_
 
 
 def test_runs_logs_beyond_the_hourly_count_are_refused_and_the_page_says_why(
-    client, new_run, trainee, sent, settings
+    client, make_completed_run, trainee, sent, settings
 ) -> None:
     """A lab user runs many short exercises: their runs' logs have an hourly count of
     their own (RUN_DARSHAN_PER_HOUR), apart from the checks they start."""
     settings.RUN_DARSHAN_PER_HOUR = 2
     settings.DARSHAN_CHECKS_PER_HOUR = 1
-    first, second, third = new_run(), new_run(), new_run()
+    first, second, third = make_completed_run(), make_completed_run(), make_completed_run()
 
     assert send(client, first).status_code == 202
     assert send(client, second).status_code == 202
@@ -230,7 +237,7 @@ def test_runs_logs_beyond_the_hourly_count_are_refused_and_the_page_says_why(
     assert "the portal had already taken the logs of 2 of your runs in that hour" in page
     assert "run the exercise again in the next hour" in page
     # A job that wrote none says so whatever the count: it costs the reader nothing.
-    assert send(client, new_run(), **{"X-Darshan-Missing": "none"}).status_code == 202
+    assert send(client, make_completed_run(), **{"X-Darshan-Missing": "none"}).status_code == 202
     # Their checks have their own count: the hour's one check still starts (once the
     # runs' logs in line are read).
     RunLog.objects.filter(run__user=trainee).update(profile={"read": True})
@@ -239,10 +246,10 @@ def test_runs_logs_beyond_the_hourly_count_are_refused_and_the_page_says_why(
 
 
 def test_a_trainees_runs_ending_together_wait_for_their_turn_and_are_all_read(
-    client, new_run, sent, settings
+    client, make_completed_run, sent, settings
 ) -> None:
     settings.DARSHAN_CHECKS_GOING = 2
-    together = [new_run() for _ in range(4)]
+    together = [make_completed_run() for _ in range(4)]
 
     for run in together:
         assert send(client, run).status_code == 202
@@ -260,10 +267,10 @@ def test_a_trainees_runs_ending_together_wait_for_their_turn_and_are_all_read(
 
 
 def test_a_users_runs_logs_in_line_count_among_their_checks_going(
-    client, new_run, trainee, sent, settings
+    client, make_completed_run, trainee, sent, settings
 ) -> None:
     settings.DARSHAN_CHECKS_GOING = 2
-    for run in (new_run(), new_run()):
+    for run in (make_completed_run(), make_completed_run()):
         send(client, run)
 
     with pytest.raises(checks.CheckRefused, match="2 of your Darshan logs are being read"):
@@ -271,10 +278,10 @@ def test_a_users_runs_logs_in_line_count_among_their_checks_going(
 
 
 def test_a_lost_read_frees_its_place_and_the_sweep_hands_on_the_next(
-    client, new_run, sent, settings
+    client, make_completed_run, sent, settings
 ) -> None:
     settings.DARSHAN_CHECKS_GOING = 1
-    lost, next_one = new_run(), new_run()
+    lost, next_one = make_completed_run(), make_completed_run()
     send(client, lost), send(client, next_one)
     assert sent == [lost.pk]
     long_ago = timezone.now() - timedelta(seconds=checks.RUN_LOGS_QUEUE_WAIT_SECONDS + 1)
@@ -298,10 +305,10 @@ def send_logs_function(script: str) -> str:
 
 @pytest.mark.parametrize("status, posts", [("403", 1), ("409", 1), ("503", 6)])
 def test_the_job_takes_a_refusal_as_final_and_tries_again_only_while_the_portal_is_away(
-    new_run, settings, tmp_path, status, posts
+    make_completed_run, settings, tmp_path, status, posts
 ) -> None:
     settings.RUN_DARSHAN_RUNTIME = RUNTIME
-    run = new_run()
+    run = make_completed_run()
     function = send_logs_function(render_script(run))
     bin_dir, logs = tmp_path / "bin", tmp_path / "darshan" / "logs"
     bin_dir.mkdir(), logs.mkdir(parents=True)

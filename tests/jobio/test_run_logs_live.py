@@ -18,9 +18,11 @@ pytestmark = pytest.mark.django_db(transaction=True)
     "pattern, processes", [(Pattern.SEQUENTIAL, 1), (Pattern.RANDOM, 8)], ids=["seq-1", "rand-8"]
 )
 def test_a_run_shows_the_io_darshan_recorded(
-    live_portal, dev_profile, trainee, disk_target, client, pattern, processes
+    live_portal, dev_profile, trainee_account, disk_target, client, pattern, processes
 ) -> None:
-    run = start_run(trainee, disk_target, small_workload(pattern, processes), time_limit_minutes=2)
+    run = start_run(
+        trainee_account, disk_target, small_workload(pattern, processes), time_limit_minutes=2
+    )
     (run,) = follow(run)
     assert run.result.write_mib_s > 0
 
@@ -38,7 +40,7 @@ def test_a_run_shows_the_io_darshan_recorded(
         assert io.sequential_share < 0.7
     else:
         assert io.consecutive_share > 0.95
-    client.force_login(trainee.user)
+    client.force_login(trainee_account.user)
     page = client.get(f"/check-my-job/runs/{run.key}/profile").content.decode()
     assert "What this run did, as Darshan saw it" in page
     assert f"{'one process' if processes == 1 else f'{processes} processes'}" in page

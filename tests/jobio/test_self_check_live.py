@@ -52,12 +52,12 @@ def read_profile_of(run, timeout: float = 90) -> IOProfile:
 
 
 def test_every_dev_exercise_is_recognised_as_itself(
-    live_portal, dev_profile, trainee, client
+    live_portal, dev_profile, trainee_account, client
 ) -> None:
     target = dev_profile.targets.get(key="scratch")  # a disk: runs in memory are not recorded
     exercises = list(dev_profile.exercises.order_by("order"))
     # Runs of no exercise: the advice rests on the site's figures, not on these runs.
-    runs = [start_run(trainee, target, small(e), engine=e.runs_with) for e in exercises]
+    runs = [start_run(trainee_account, target, small(e), engine=e.runs_with) for e in exercises]
     done = follow(*runs, timeout=240)
     in_memory = {t.key for t in dev_profile.targets.filter(in_memory=True)}
 
@@ -101,7 +101,7 @@ def test_every_dev_exercise_is_recognised_as_itself(
     # The run page says so, and what Check my job would take the log for. It names a run
     # by its exercise, which these runs leave out so that their figures count in no
     # advice above: given now, as the lab gives it when it starts one.
-    client.force_login(trainee.user)
+    client.force_login(trainee_account.user)
     by_key = {e.key: run for e, run in zip(exercises, done, strict=True)}
     for exercise in exercises:
         BenchmarkRun.objects.filter(pk=by_key[exercise.key].pk).update(exercise=exercise)

@@ -30,7 +30,7 @@ def test_python_and_sql_keep_the_same_figures(field, dev_profile, make_user) -> 
     user = make_user("sl-trainee5")
     values = candidates(field)
     for value in values:
-        run = add_run(course, user, "1a", "scratch", None)
+        run = add_run(user.cluster_account, course, "1a", "scratch", None)
         RunResult.objects.create(run=run, engine="fio", processes=2, **{field: value})
 
     in_sql = sorted(

@@ -36,9 +36,9 @@ def assert_completed(run: BenchmarkRun) -> None:
 
 
 @pytest.fixture
-def lab_client(live_portal, dev_profile: SiteProfile, trainee: ClusterAccount) -> Client:
+def lab_client(live_portal, dev_profile: SiteProfile, trainee_account: ClusterAccount) -> Client:
     client = Client()
-    client.force_login(trainee.user)
+    client.force_login(trainee_account.user)
     return client
 
 
@@ -96,13 +96,13 @@ def test_a_file_per_process_a_shared_file_and_mdtest_on_disk_and_tmpfs(lab_clien
 
 
 def test_srun_with_pmix_starts_the_ranks_as_well(
-    live_portal, trainee, tmpfs_target, settings
+    live_portal, trainee_account, tmpfs_target, settings
 ) -> None:
     settings.MPI_LAUNCHER = ["srun", "--mpi=pmix"]
     workload = Workload(
         pattern=Pattern.SEQUENTIAL, block_size=1 * MiB, processes=8, size_per_process=2 * MiB
     )
-    run = start_run(trainee, tmpfs_target, workload, engine="ior", time_limit_minutes=2)
+    run = start_run(trainee_account, tmpfs_target, workload, engine="ior", time_limit_minutes=2)
 
     (run,) = follow(run)
 

@@ -35,10 +35,10 @@ def command_line(script: str, program: str) -> list[str]:
 
 
 def test_eight_ior_ranks_start_through_the_launcher_with_their_count(
-    trainee, disk_target, settings
+    trainee_account, disk_target, settings
 ) -> None:
     settings.MPI_LAUNCHER = ["mpirun"]
-    run = make_run(trainee, disk_target, engine="ior", workload=workload(8))
+    run = make_run(trainee_account, disk_target, engine="ior", workload=workload(8))
 
     words = command_line(render_script(run), "ior")
 
@@ -46,17 +46,19 @@ def test_eight_ior_ranks_start_through_the_launcher_with_their_count(
     assert job_spec(run, "#!/bin/bash\n", "token").tasks == 8
 
 
-def test_the_launcher_is_the_sites_setting(trainee, disk_target, settings) -> None:
+def test_the_launcher_is_the_sites_setting(trainee_account, disk_target, settings) -> None:
     settings.MPI_LAUNCHER = ["srun", "--mpi=pmix"]
-    run = make_run(trainee, disk_target, engine="ior", workload=workload(8))
+    run = make_run(trainee_account, disk_target, engine="ior", workload=workload(8))
 
     assert command_line(render_script(run), "ior")[:5] == ["srun", "--mpi=pmix", "-n", "8", "ior"]
 
 
-def test_mdtest_ranks_start_through_the_launcher_too(trainee, disk_target, settings) -> None:
+def test_mdtest_ranks_start_through_the_launcher_too(
+    trainee_account, disk_target, settings
+) -> None:
     settings.MPI_LAUNCHER = ["mpirun"]
     small_files = workload(8, block_size=16 * KiB, size_per_process=200 * 16 * KiB)
-    run = make_run(trainee, disk_target, engine="mdtest", workload=small_files)
+    run = make_run(trainee_account, disk_target, engine="mdtest", workload=small_files)
 
     words = command_line(render_script(run), "mdtest")
 
@@ -64,22 +66,24 @@ def test_mdtest_ranks_start_through_the_launcher_too(trainee, disk_target, setti
     assert words[words.index("-d") + 1] == f"{run.run_directory}/mdtest"
 
 
-def test_one_rank_starts_on_its_own(trainee, disk_target) -> None:
-    run = make_run(trainee, disk_target, engine="ior", workload=workload(1))
+def test_one_rank_starts_on_its_own(trainee_account, disk_target) -> None:
+    run = make_run(trainee_account, disk_target, engine="ior", workload=workload(1))
 
     assert command_line(render_script(run), "ior")[0] == "ior"
 
 
-def test_fio_forks_its_processes_itself(trainee, disk_target) -> None:
-    run = make_run(trainee, disk_target, engine="fio", workload=workload(8))
+def test_fio_forks_its_processes_itself(trainee_account, disk_target) -> None:
+    run = make_run(trainee_account, disk_target, engine="fio", workload=workload(8))
 
     assert command_line(render_script(run), "fio")[0] == "fio"
     assert job_spec(run, "#!/bin/bash\n", "token").tasks == 1
 
 
-def test_a_launcher_word_the_shell_would_read_is_quoted(trainee, disk_target, settings) -> None:
+def test_a_launcher_word_the_shell_would_read_is_quoted(
+    trainee_account, disk_target, settings
+) -> None:
     settings.MPI_LAUNCHER = ["mpirun", "--mca", "btl", "^openib"]
-    run = make_run(trainee, disk_target, engine="ior", workload=workload(8))
+    run = make_run(trainee_account, disk_target, engine="ior", workload=workload(8))
 
     script = render_script(run)
 
@@ -87,11 +91,11 @@ def test_a_launcher_word_the_shell_would_read_is_quoted(trainee, disk_target, se
 
 
 def test_a_run_on_a_directory_only_the_node_knows_works_in_it_as_its_cwd(
-    trainee, disk_target
+    trainee_account, disk_target
 ) -> None:
     disk_target.path_template = "$TMPDIR"
     disk_target.save()
-    run = make_run(trainee, disk_target, engine="ior", workload=workload(4))
+    run = make_run(trainee_account, disk_target, engine="ior", workload=workload(4))
 
     script = render_script(run)
     spec = job_spec(run, script, "token")
@@ -107,14 +111,14 @@ def test_a_run_on_a_directory_only_the_node_knows_works_in_it_as_its_cwd(
 
 
 def test_a_run_on_a_directory_each_node_has_its_own_of_is_kept_on_one_node(
-    trainee, disk_target, tmpfs_target
+    trainee_account, disk_target, tmpfs_target
 ) -> None:
     eight = workload(8)
-    on_disk = make_run(trainee, disk_target, engine="ior", workload=eight)
-    in_memory = make_run(trainee, tmpfs_target, engine="ior", workload=eight)
+    on_disk = make_run(trainee_account, disk_target, engine="ior", workload=eight)
+    in_memory = make_run(trainee_account, tmpfs_target, engine="ior", workload=eight)
     disk_target.path_template = "$TMPDIR"
     disk_target.save()
-    on_tmpdir = make_run(trainee, disk_target, engine="ior", workload=eight)
+    on_tmpdir = make_run(trainee_account, disk_target, engine="ior", workload=eight)
 
     nodes = [job_spec(run, "#!/bin/bash\n", "t").nodes for run in (on_disk, in_memory, on_tmpdir)]
 
@@ -122,12 +126,12 @@ def test_a_run_on_a_directory_each_node_has_its_own_of_is_kept_on_one_node(
     assert nodes == [None, 1, 1]
 
 
-def test_slurm_opens_no_file_of_a_run_on_a_path_either(trainee, disk_target) -> None:
+def test_slurm_opens_no_file_of_a_run_on_a_path_either(trainee_account, disk_target) -> None:
     """Slurm would open the output file in the target directory before the script has
     checked it, and follow a link another user planted there: it sends the job's output
     nowhere, and the script writes the file once the directory and every one above it
     passed (tests/jobs/test_job_script_live.py plants the link)."""
-    run = make_run(trainee, disk_target, workload=workload(1))
+    run = make_run(trainee_account, disk_target, workload=workload(1))
     script = render_script(run)
     spec = job_spec(run, script, "token")
 

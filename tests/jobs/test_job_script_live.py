@@ -82,10 +82,10 @@ def command_lines() -> dict[int, str]:
 
 
 def test_the_result_secret_is_on_no_command_line_while_it_is_sent(
-    holding_portal: HoldingPortal, trainee, disk_target, monkeypatch
+    holding_portal: HoldingPortal, trainee_account, disk_target, monkeypatch
 ) -> None:
     monkeypatch.setattr("jobs.submission.secrets.token_urlsafe", lambda nbytes=32: TOKEN)
-    run = start_run(trainee, disk_target, small_workload(), time_limit_minutes=2)
+    run = start_run(trainee_account, disk_target, small_workload(), time_limit_minutes=2)
 
     assert holding_portal.received.wait(timeout=60), "the job never posted its result"
     seen = command_lines()  # curl is sending right now
@@ -119,13 +119,13 @@ def target_in(parent: Path, site) -> StorageTarget:
 
 
 def test_a_target_directory_another_user_made_is_refused_and_nothing_runs(
-    live_portal, trainee, make_cluster_account, shared_parent, site
+    live_portal, trainee_account, make_cluster_username, shared_parent, site
 ) -> None:
-    intruder = make_cluster_account()
+    intruder = make_cluster_username()
     target = target_in(shared_parent, site)
-    planted = shared_parent / trainee.username
+    planted = shared_parent / trainee_account.username
     as_user(intruder, "mkdir", "-m", "777", str(planted))  # before the trainee's first run
-    run = make_run(trainee, target, time_limit_minutes=2)
+    run = make_run(trainee_account, target, time_limit_minutes=2)
 
     submit(run.pk)
     (run,) = follow(run)
@@ -146,18 +146,18 @@ def next_job_ids(user: str, count: int = 60) -> range:
 
 
 def test_a_link_planted_as_the_jobs_output_file_is_never_followed(
-    live_portal, trainee, make_cluster_account, shared_parent, site
+    live_portal, trainee_account, make_cluster_username, shared_parent, site
 ) -> None:
     """Another user owns the directory the trainee's path names (a shared parent such as
     /tmp) and plants, under every name the job's output file could take, a link to the
     trainee's ~/.bashrc: Slurm, opening that file before the script checks anything,
     would truncate it. The job's output goes nowhere until the script has checked."""
-    intruder = make_cluster_account()
+    intruder = make_cluster_username()
     target = target_in(shared_parent, site)
-    planted = shared_parent / trainee.username
+    planted = shared_parent / trainee_account.username
     as_user(intruder, "mkdir", "-m", "777", str(planted))
-    run = make_run(trainee, target, time_limit_minutes=2)
-    bashrc = Path(pwd.getpwnam(trainee.username).pw_dir) / ".bashrc"
+    run = make_run(trainee_account, target, time_limit_minutes=2)
+    bashrc = Path(pwd.getpwnam(trainee_account.username).pw_dir) / ".bashrc"
     before = bashrc.read_bytes()
     assert before  # useradd's skeleton
     coming = next_job_ids(intruder)
@@ -173,7 +173,7 @@ def test_a_link_planted_as_the_jobs_output_file_is_never_followed(
 
 
 def test_a_directory_above_the_target_that_others_may_write_to_is_refused(
-    live_portal, trainee, site
+    live_portal, trainee_account, site
 ) -> None:
     """The trainee's own directory, in a parent every user may write to without the
     sticky bit: another user could rename it away and put theirs in its place."""
@@ -181,8 +181,10 @@ def test_a_directory_above_the_target_that_others_may_write_to_is_refused(
     parent.mkdir()
     parent.chmod(0o777)
     try:
-        as_user(trainee.username, "mkdir", "-m", "700", str(parent / trainee.username))
-        run = make_run(trainee, target_in(parent, site), time_limit_minutes=2)
+        as_user(
+            trainee_account.username, "mkdir", "-m", "700", str(parent / trainee_account.username)
+        )
+        run = make_run(trainee_account, target_in(parent, site), time_limit_minutes=2)
 
         submit(run.pk)
         (run,) = follow(run)
@@ -195,11 +197,11 @@ def test_a_directory_above_the_target_that_others_may_write_to_is_refused(
 
 
 def test_an_existing_run_directory_is_never_reused_nor_removed(
-    live_portal, trainee, disk_target
+    live_portal, trainee_account, disk_target
 ) -> None:
-    run = make_run(trainee, disk_target, time_limit_minutes=2)
-    as_user(trainee.username, "mkdir", run.run_directory)
-    as_user(trainee.username, "touch", f"{run.run_directory}/keep-me")
+    run = make_run(trainee_account, disk_target, time_limit_minutes=2)
+    as_user(trainee_account.username, "mkdir", run.run_directory)
+    as_user(trainee_account.username, "touch", f"{run.run_directory}/keep-me")
 
     submit(run.pk)
     (run,) = follow(run)
@@ -209,11 +211,17 @@ def test_an_existing_run_directory_is_never_reused_nor_removed(
 
 
 def test_a_target_under_a_shared_parent_works_when_its_directory_is_the_users_own(
-    live_portal, trainee, shared_parent, site
+    live_portal, trainee_account, shared_parent, site
 ) -> None:
     target = target_in(shared_parent, site)
-    as_user(trainee.username, "mkdir", "-m", "700", str(shared_parent / trainee.username))
-    run = make_run(trainee, target, time_limit_minutes=2)
+    as_user(
+        trainee_account.username,
+        "mkdir",
+        "-m",
+        "700",
+        str(shared_parent / trainee_account.username),
+    )
+    run = make_run(trainee_account, target, time_limit_minutes=2)
 
     submit(run.pk)
     (run,) = follow(run)
@@ -224,11 +232,11 @@ def test_a_target_under_a_shared_parent_works_when_its_directory_is_the_users_ow
 
 
 def test_an_output_the_job_could_not_post_is_attached_from_its_output_file(
-    live_portal, trainee, disk_target, settings
+    live_portal, trainee_account, disk_target, settings
 ) -> None:
     settings.PORTAL_CALLBACK_URL = "http://127.0.0.1:9"  # nobody listens: every post fails
     settings.RESULT_RETRY_SECONDS = 3
-    run = make_run(trainee, disk_target, time_limit_minutes=2)
+    run = make_run(trainee_account, disk_target, time_limit_minutes=2)
     submit(run.pk)
     (run,) = wait_for_status(run, RunStatus.COMPLETED)
     assert run.result_received_at is None

@@ -26,11 +26,11 @@ def small_files(processes: int) -> Workload:
 
 
 def test_a_run_on_the_jobs_own_tmpdir_works_there_and_leaves_nothing(
-    portal_on_24, settings, account24, make_user, node_tmpdir_target
+    portal_on_24, settings, cluster24_username, make_user, node_tmpdir_target
 ) -> None:
     settings.RUN_DARSHAN_IN_MEMORY = True  # recorded, to see where it wrote
-    trainee = make_user(account24).cluster_account
-    run = start_run(trainee, node_tmpdir_target, small_workload(), time_limit_minutes=2)
+    trainee_account = make_user(cluster24_username).cluster_account
+    run = start_run(trainee_account, node_tmpdir_target, small_workload(), time_limit_minutes=2)
 
     (run,) = follow(run, timeout=120)
 
@@ -51,12 +51,12 @@ def node_of(job_id: int) -> str:
 
 
 def test_a_variable_the_node_does_not_set_runs_nothing_and_says_why(
-    portal_on_24, account24, make_user, node_tmpdir_target
+    portal_on_24, cluster24_username, make_user, node_tmpdir_target
 ) -> None:
     node_tmpdir_target.path_template = "$STORAGELAB_NOT_SET"
     node_tmpdir_target.save()
-    trainee = make_user(account24).cluster_account
-    run = start_run(trainee, node_tmpdir_target, small_workload(), time_limit_minutes=2)
+    trainee_account = make_user(cluster24_username).cluster_account
+    run = start_run(trainee_account, node_tmpdir_target, small_workload(), time_limit_minutes=2)
 
     (run,) = follow(run, timeout=120)
 
@@ -67,12 +67,12 @@ def test_a_variable_the_node_does_not_set_runs_nothing_and_says_why(
 
 
 def test_mdtest_ranks_on_both_nodes_share_the_network_filesystem(
-    portal_on_24, settings, account24, make_user, gluster_target
+    portal_on_24, settings, cluster24_username, make_user, gluster_target
 ) -> None:
     settings.MPI_LAUNCHER = ["mpirun", "--bind-to", "none"]
-    trainee = make_user(account24).cluster_account
+    trainee_account = make_user(cluster24_username).cluster_account
     files = small_files(16)  # the nodes have 8 CPUs each
-    run = start_run(trainee, gluster_target, files, engine="mdtest", time_limit_minutes=2)
+    run = start_run(trainee_account, gluster_target, files, engine="mdtest", time_limit_minutes=2)
 
     (run,) = follow(run, timeout=150)
 
@@ -82,14 +82,16 @@ def test_mdtest_ranks_on_both_nodes_share_the_network_filesystem(
     shown = on_node("slurm-ctl", "scontrol", "show", "job", str(run.slurm_job_id))
     assert " NodeList=slurm-n[1-2]" in shown
     # Nothing is left on the volume, whichever node looks.
-    assert on_node("slurm-n2", "ls", "-A", f"/gluster/{account24}").split() == []
+    assert on_node("slurm-n2", "ls", "-A", f"/gluster/{cluster24_username}").split() == []
 
 
 def test_a_run_on_the_network_filesystem_is_seen_from_the_other_node(
-    portal_on_24, account24, make_user, gluster_target
+    portal_on_24, cluster24_username, make_user, gluster_target
 ) -> None:
-    trainee = make_user(account24).cluster_account
-    run = start_run(trainee, gluster_target, small_workload(Pattern.RANDOM), time_limit_minutes=2)
+    trainee_account = make_user(cluster24_username).cluster_account
+    run = start_run(
+        trainee_account, gluster_target, small_workload(Pattern.RANDOM), time_limit_minutes=2
+    )
 
     (run,) = follow(run, timeout=120)
 
@@ -100,13 +102,15 @@ def test_a_run_on_the_network_filesystem_is_seen_from_the_other_node(
 
 
 def test_eight_ranks_on_a_jobs_own_tmpdir_share_one_node(
-    portal_on_24, settings, account24, make_user, node_tmpdir_target
+    portal_on_24, settings, cluster24_username, make_user, node_tmpdir_target
 ) -> None:
     settings.MPI_LAUNCHER = ["mpirun", "--bind-to", "none"]
     settings.RUN_DARSHAN_IN_MEMORY = True
-    trainee = make_user(account24).cluster_account
+    trainee_account = make_user(cluster24_username).cluster_account
     files = small_files(8)
-    run = start_run(trainee, node_tmpdir_target, files, engine="mdtest", time_limit_minutes=2)
+    run = start_run(
+        trainee_account, node_tmpdir_target, files, engine="mdtest", time_limit_minutes=2
+    )
 
     (run,) = follow(run, timeout=150)
 

@@ -18,30 +18,30 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 
 def test_a_cancel_that_meets_the_submission_cancels_the_slurm_job(
-    live_portal, trainee, disk_target, scratch_dir
+    live_portal, trainee_account, disk_target, scratch_dir
 ) -> None:
     """The trainee clicks cancel on the page read while the run was queued; the
     submission commits in between. The job must not be left running."""
-    blocker = get_client().submit(trainee.username, cpu_hog(scratch_dir))
+    blocker = get_client().submit(trainee_account.username, cpu_hog(scratch_dir))
     try:
-        run = make_run(trainee, disk_target)
+        run = make_run(trainee_account, disk_target)
         as_the_page_saw_it = BenchmarkRun.objects.get(pk=run.pk)  # queued
         submit(run.pk)
         run = wait_for_status(run, RunStatus.SUBMITTED, RunStatus.PENDING)
 
         assert cancel(as_the_page_saw_it)
 
-        job = get_client().job(trainee.username, run.slurm_job_id)
+        job = get_client().job(trainee_account.username, run.slurm_job_id)
         assert job.state == JobState.CANCELLED
     finally:
-        get_client().cancel(trainee.username, blocker)
+        get_client().cancel(trainee_account.username, blocker)
 
 
 def test_a_job_planted_under_a_runs_name_is_never_adopted(
-    live_portal, trainee, make_cluster_account, disk_target
+    live_portal, trainee_account, make_cluster_username, disk_target
 ) -> None:
-    intruder = make_cluster_account()
-    run = make_run(trainee, disk_target, time_limit_minutes=2)
+    intruder = make_cluster_username()
+    run = make_run(trainee_account, disk_target, time_limit_minutes=2)
     # An earlier attempt may have reached Slurm: the retry looks for its job.
     BenchmarkRun.objects.filter(pk=run.pk).update(submit_attempted_at="2000-01-01T00:00Z")
     planted = trivial_job(Path("/srv/storagelab/scratch") / intruder, "sleep 30")
@@ -52,15 +52,18 @@ def test_a_job_planted_under_a_runs_name_is_never_adopted(
 
         run.refresh_from_db()
         assert run.slurm_job_id and run.slurm_job_id != planted_id
-        assert get_client().job(trainee.username, run.slurm_job_id).user_name == trainee.username
+        assert (
+            get_client().job(trainee_account.username, run.slurm_job_id).user_name
+            == trainee_account.username
+        )
     finally:
         get_client().cancel(intruder, planted_id)
 
 
 def test_a_job_the_portal_cannot_write_fails_with_the_reason_and_is_not_retried(
-    live_portal, trainee, disk_target
+    live_portal, trainee_account, disk_target
 ) -> None:
-    run = make_run(trainee, disk_target, time_limit_minutes=5000)  # beyond any JobSpec
+    run = make_run(trainee_account, disk_target, time_limit_minutes=5000)  # beyond any JobSpec
 
     submit(run.pk)
 

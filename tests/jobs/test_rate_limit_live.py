@@ -42,10 +42,10 @@ def test_a_burst_is_spread_over_the_next_seconds(empty_limiter) -> None:
 
 @pytest.mark.django_db
 def test_a_run_waiting_for_its_place_is_not_enqueued_again(
-    empty_limiter, trainee, disk_target, settings, monkeypatch
+    empty_limiter, trainee_account, disk_target, settings, monkeypatch
 ) -> None:
     settings.SUBMIT_LEASE_SECONDS = 0  # every queued run counts as stale at once
-    run = make_run(trainee, disk_target)
+    run = make_run(trainee_account, disk_target)
     ratelimit.take_submit_slot()
     ratelimit.take_submit_slot()  # this second is full now
     enqueued = []
@@ -60,7 +60,7 @@ def test_a_run_waiting_for_its_place_is_not_enqueued_again(
 
 @pytest.mark.django_db
 def test_with_no_place_in_sight_the_task_looks_for_one_again_and_takes_none(
-    empty_limiter, trainee, disk_target, monkeypatch
+    empty_limiter, trainee_account, disk_target, monkeypatch
 ) -> None:
     """Every second in sight full: no place is taken, so the task must not go ahead
     as if it had one (the rate limit would be bypassed)."""
@@ -68,7 +68,7 @@ def test_with_no_place_in_sight_the_task_looks_for_one_again_and_takes_none(
     for _ in range(4):  # 2 a second, for the 2 seconds in sight
         with contextlib.suppress(ratelimit.RateLimited):
             ratelimit.take_submit_slot()
-    run = make_run(trainee, disk_target)
+    run = make_run(trainee_account, disk_target)
     retried = {}
 
     def retry(**options):
@@ -83,13 +83,13 @@ def test_with_no_place_in_sight_the_task_looks_for_one_again_and_takes_none(
 
 @pytest.mark.django_db
 def test_each_run_of_a_burst_gets_its_place_and_one_task_due_then(
-    empty_limiter, trainee, disk_target, settings, monkeypatch
+    empty_limiter, trainee_account, disk_target, settings, monkeypatch
 ) -> None:
     """submit_runs, the one message of a click: the runs that have a place now are
     sent at once, the others due when their place is, each as having its place. None
     of them is enqueued again by the sync meanwhile."""
     settings.SUBMIT_LEASE_SECONDS = 0  # every queued run counts as stale at once
-    runs = [make_run(trainee, disk_target) for _ in range(5)]
+    runs = [make_run(trainee_account, disk_target) for _ in range(5)]
     sent = []
     monkeypatch.setattr(submit_run, "delay", lambda *a, **kw: sent.append((a, kw, 0)))
     monkeypatch.setattr(
@@ -112,10 +112,10 @@ def test_each_run_of_a_burst_gets_its_place_and_one_task_due_then(
 
 @pytest.mark.django_db
 def test_a_burst_beyond_every_place_in_sight_looks_again_later_without_a_place(
-    empty_limiter, trainee, disk_target, monkeypatch
+    empty_limiter, trainee_account, disk_target, monkeypatch
 ) -> None:
     monkeypatch.setattr(ratelimit, "MAX_SLOT_AHEAD_SECONDS", 1)
-    runs = [make_run(trainee, disk_target) for _ in range(3)]
+    runs = [make_run(trainee_account, disk_target) for _ in range(3)]
     sent = []
     monkeypatch.setattr(submit_run, "delay", lambda *a, **kw: sent.append((a, kw, 0)))
     monkeypatch.setattr(
@@ -129,11 +129,16 @@ def test_a_burst_beyond_every_place_in_sight_looks_again_later_without_a_place(
 
 @pytest.mark.django_db
 def test_a_click_sends_one_message_for_all_its_runs(
-    empty_limiter, client, trainee, dev_profile, monkeypatch, django_capture_on_commit_callbacks
+    empty_limiter,
+    client,
+    trainee_account,
+    dev_profile,
+    monkeypatch,
+    django_capture_on_commit_callbacks,
 ) -> None:
     messages = []
     monkeypatch.setattr(submit_runs, "delay", messages.append)
-    client.force_login(trainee.user)
+    client.force_login(trainee_account.user)
 
     with django_capture_on_commit_callbacks(execute=True):
         client.post("/lab/1a/runs", {"targets": ["home", "global", "scratch", "tmp"]})

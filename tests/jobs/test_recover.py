@@ -40,8 +40,8 @@ def sent(monkeypatch) -> list[int]:
 
 
 @pytest.fixture
-def run(trainee, disk_target) -> BenchmarkRun:
-    return make_run(trainee, disk_target, slurm_job_id=81234)
+def run(trainee_account, disk_target) -> BenchmarkRun:
+    return make_run(trainee_account, disk_target, slurm_job_id=81234)
 
 
 def write_as(path: str, text: str, owner: str) -> None:
@@ -173,10 +173,12 @@ def test_staff_who_may_only_look_at_runs_get_no_attach_action(client, run, make_
     assert "attach_output" not in page.content.decode()
 
 
-def test_an_output_file_on_the_node_only_is_not_looked_for_here(trainee, disk_target) -> None:
+def test_an_output_file_on_the_node_only_is_not_looked_for_here(
+    trainee_account, disk_target
+) -> None:
     disk_target.path_template = "$TMPDIR"
     disk_target.save()
-    run = make_run(trainee, disk_target, slurm_job_id=42)
+    run = make_run(trainee_account, disk_target, slurm_job_id=42)
 
     with pytest.raises(RecoveryRefused, match=r"on the node that ran the job \(\$TMPDIR"):
         attach(run)

@@ -18,10 +18,10 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 @pytest.mark.parametrize("pattern", [Pattern.SEQUENTIAL, Pattern.RANDOM])
 def test_a_run_completes_on_a_node_of_slurm_24_and_its_result_comes_back(
-    portal_on_24, account24, make_user, disk_target, pattern
+    portal_on_24, cluster24_username, make_user, disk_target, pattern
 ) -> None:
-    trainee = make_user(account24).cluster_account
-    run = start_run(trainee, disk_target, small_workload(pattern), time_limit_minutes=2)
+    trainee_account = make_user(cluster24_username).cluster_account
+    run = start_run(trainee_account, disk_target, small_workload(pattern), time_limit_minutes=2)
 
     (run,) = follow(run, timeout=120)
 
@@ -30,20 +30,20 @@ def test_a_run_completes_on_a_node_of_slurm_24_and_its_result_comes_back(
     assert run.slurm_job_id and run.result_received_at
     # Its job is the 24.11 cluster's (whose nodes are the only place it could run), and
     # the result came from there: only the cluster's network reaches portal_for_nodes.
-    job = client24(account24).job(account24, run.slurm_job_id)
-    assert job.cluster == "storagelab24" and job.user_name == account24
+    job = client24(cluster24_username).job(cluster24_username, run.slurm_job_id)
+    assert job.cluster == "storagelab24" and job.user_name == cluster24_username
     # Darshan recorded it there too (the nodes mount the dev site's runtime).
     assert profile_of(run).profile["bytes_written"] > 0
 
 
 def test_sixteen_ior_ranks_span_both_nodes_through_the_sites_launcher(
-    portal_on_24, settings, account24, make_user, disk_target
+    portal_on_24, settings, cluster24_username, make_user, disk_target
 ) -> None:
     # The site's launcher: its nodes claim 8 CPUs on 2 cores, so no binding to cores.
     settings.MPI_LAUNCHER = ["mpirun", "--bind-to", "none"]
-    trainee = make_user(account24).cluster_account
+    trainee_account = make_user(cluster24_username).cluster_account
     sixteen = small_workload(Pattern.SEQUENTIAL, processes=16)
-    run = start_run(trainee, disk_target, sixteen, engine="ior", time_limit_minutes=2)
+    run = start_run(trainee_account, disk_target, sixteen, engine="ior", time_limit_minutes=2)
 
     (run,) = follow(run, timeout=150)
 

@@ -25,10 +25,10 @@ RUN_DIR = Path(os.getenv("STORAGELAB_RUN_DIR", "/run/storagelab"))
 
 @pytest.mark.parametrize("pattern", [Pattern.SEQUENTIAL, Pattern.RANDOM])
 def test_fio_runs_on_disk_and_tmpfs_with_1_and_8_processes(
-    live_portal, trainee, disk_target, tmpfs_target, pattern
+    live_portal, trainee_account, disk_target, tmpfs_target, pattern
 ) -> None:
     runs = [
-        start_run(trainee, target, small_workload(pattern, processes), time_limit_minutes=2)
+        start_run(trainee_account, target, small_workload(pattern, processes), time_limit_minutes=2)
         for target in (disk_target, tmpfs_target)
         for processes in (1, 8)
     ]
@@ -44,27 +44,27 @@ def test_fio_runs_on_disk_and_tmpfs_with_1_and_8_processes(
         # the portal had the output: nothing piles up on the target.
         assert not Path(run.run_directory).exists()
         assert not Path(run.output_path).exists()
-    assert not list(Path(disk_target.directory_for(trainee.username)).glob("storagelab-*"))
+    assert not list(Path(disk_target.directory_for(trainee_account.username)).glob("storagelab-*"))
 
 
 def test_the_job_runs_as_the_trainee_and_the_script_shows_no_secret(
-    live_portal, trainee, disk_target
+    live_portal, trainee_account, disk_target
 ) -> None:
-    run = start_run(trainee, disk_target, small_workload(), time_limit_minutes=2)
+    run = start_run(trainee_account, disk_target, small_workload(), time_limit_minutes=2)
 
     (run,) = follow(run)
 
-    job = get_client().job(trainee.username, run.slurm_job_id)
-    assert job.user_name == trainee.username
+    job = get_client().job(trainee_account.username, run.slurm_job_id)
+    assert job.user_name == trainee_account.username
     assert "STORAGELAB_RESULT_TOKEN" in run.job_script  # named, never its value
     assert run.result_token_hash not in run.job_script
     assert "--direct=1" not in run.job_script
 
 
-def test_a_job_that_cannot_start_says_why(live_portal, trainee, disk_target) -> None:
+def test_a_job_that_cannot_start_says_why(live_portal, trainee_account, disk_target) -> None:
     disk_target.path_template = "/srv/storagelab/nowhere/{user}"
     disk_target.save()
-    run = start_run(trainee, disk_target, small_workload(), time_limit_minutes=2)
+    run = start_run(trainee_account, disk_target, small_workload(), time_limit_minutes=2)
 
     (run,) = follow(run)
 
@@ -76,17 +76,17 @@ def test_a_job_that_cannot_start_says_why(live_portal, trainee, disk_target) -> 
 
 
 def test_a_cancelled_run_says_so_and_leaves_nothing_behind(
-    live_portal, trainee, disk_target, scratch_dir
+    live_portal, trainee_account, disk_target, scratch_dir
 ) -> None:
-    blocker = get_client().submit(trainee.username, cpu_hog(scratch_dir))
+    blocker = get_client().submit(trainee_account.username, cpu_hog(scratch_dir))
     try:
-        run = start_run(trainee, disk_target, small_workload(), time_limit_minutes=2)
+        run = start_run(trainee_account, disk_target, small_workload(), time_limit_minutes=2)
         run = wait_for_status(run, RunStatus.SUBMITTED, RunStatus.PENDING)
 
         assert cancel(run)
         (run,) = follow(run)
     finally:
-        get_client().cancel(trainee.username, blocker)
+        get_client().cancel(trainee_account.username, blocker)
 
     assert run.status == RunStatus.CANCELLED
     assert "cancelled" in run.status_reason
@@ -94,9 +94,9 @@ def test_a_cancelled_run_says_so_and_leaves_nothing_behind(
 
 
 def test_a_queued_run_cancelled_before_submission_never_reaches_slurm(
-    live_portal, trainee, disk_target
+    live_portal, trainee_account, disk_target
 ) -> None:
-    run = make_run(trainee, disk_target)
+    run = make_run(trainee_account, disk_target)
 
     assert cancel(run)
     submit(run.pk)
@@ -104,18 +104,20 @@ def test_a_queued_run_cancelled_before_submission_never_reaches_slurm(
     run.refresh_from_db()
     assert run.status == RunStatus.CANCELLED
     assert run.slurm_job_id is None
-    assert run.job_name not in {job.name for job in get_client().jobs(trainee.username) or []}
+    assert run.job_name not in {
+        job.name for job in get_client().jobs(trainee_account.username) or []
+    }
 
 
 def test_runs_survive_a_slurmrestd_outage_without_loss_or_duplicates(
-    live_portal, trainee, disk_target, tmpfs_target
+    live_portal, trainee_account, disk_target, tmpfs_target
 ) -> None:
-    before = start_run(trainee, disk_target, small_workload(), time_limit_minutes=2)
+    before = start_run(trainee_account, disk_target, small_workload(), time_limit_minutes=2)
     wait_for_status(before, RunStatus.SUBMITTED, RunStatus.PENDING, RunStatus.RUNNING)
 
     _stop_slurmrestd()
     try:
-        during = start_run(trainee, tmpfs_target, small_workload(), time_limit_minutes=2)
+        during = start_run(trainee_account, tmpfs_target, small_workload(), time_limit_minutes=2)
         time.sleep(3)  # the submission fails and is retried; the first job finishes
         during.refresh_from_db()
         assert during.status == RunStatus.QUEUED
@@ -127,15 +129,15 @@ def test_runs_survive_a_slurmrestd_outage_without_loss_or_duplicates(
     for run in done:
         assert run.status == RunStatus.COMPLETED, run.status_reason
         assert run.result.write_mib_s > 0
-    jobs = get_client().jobs(trainee.username) or []
+    jobs = get_client().jobs(trainee_account.username) or []
     for run in done:
         assert [job.job_id for job in jobs if job.name == run.job_name] == [run.slurm_job_id]
 
 
 def test_a_run_whose_job_vanished_is_lost_then_found_by_its_result(
-    live_portal, trainee, disk_target, settings
+    live_portal, trainee_account, disk_target, settings
 ) -> None:
-    run = start_run(trainee, disk_target, small_workload(), time_limit_minutes=2)
+    run = start_run(trainee_account, disk_target, small_workload(), time_limit_minutes=2)
     run = wait_for_status(run, RunStatus.SUBMITTED, RunStatus.PENDING, RunStatus.RUNNING)
     # Pretend Slurm forgot the job: point the run at a job id it never had.
     BenchmarkRun.objects.filter(pk=run.pk).update(slurm_job_id=10**9)

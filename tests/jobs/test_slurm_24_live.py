@@ -39,37 +39,39 @@ def output_of(job_id: int, name: str) -> str:
     )
 
 
-def test_it_finds_v0_0_42_of_slurm_24_11(account24) -> None:
-    ping = client24(account24).ping()
+def test_it_finds_v0_0_42_of_slurm_24_11(cluster24_username) -> None:
+    ping = client24(cluster24_username).ping()
 
     assert (ping.api_version, ping.up, ping.cluster) == ("v0.0.42", True, "storagelab24")
     assert ping.release.startswith("24.11.")
 
 
-def test_a_job_runs_as_its_user_with_a_tmpdir_of_its_own_that_goes_after_it(account24) -> None:
-    client = client24(account24)
+def test_a_job_runs_as_its_user_with_a_tmpdir_of_its_own_that_goes_after_it(
+    cluster24_username,
+) -> None:
+    client = client24(cluster24_username)
     job = spec('echo "$(id -un) on $(hostname -s) in $TMPDIR $(stat -c %U:%a "$TMPDIR")"')
-    job_id = client.submit(account24, job)
+    job_id = client.submit(cluster24_username, job)
 
-    done = wait_until(client, account24, job_id, lambda j: j.state.finished)
+    done = wait_until(client, cluster24_username, job_id, lambda j: j.state.finished)
 
-    assert done.state == JobState.COMPLETED and done.user_name == account24
+    assert done.state == JobState.COMPLETED and done.user_name == cluster24_username
     said = output_of(job_id, job.name).split()
-    assert said[:2] == [account24, "on"] and said[2] in NODES
-    assert said[4:] == [f"/tmp/slurm-jobs/job_{job_id}", f"{account24}:700"]
+    assert said[:2] == [cluster24_username, "on"] and said[2] in NODES
+    assert said[4:] == [f"/tmp/slurm-jobs/job_{job_id}", f"{cluster24_username}:700"]
     assert f"job_{job_id}" not in on_node(said[2], "ls", "/tmp/slurm-jobs").split()  # removed
 
 
 def test_a_tmpdir_another_user_planted_neither_fails_the_job_nor_is_its_tmpdir(
-    account24, make_cluster_account
+    cluster24_username, make_cluster_username
 ) -> None:
     """Job ids are sequential: another user of the node can make the next ones'
     directories before their jobs. Where a job's $TMPDIR is made, only root writes."""
-    other = make_cluster_account()
+    other = make_cluster_username()
     subprocess.run([str(ROOT / "docker/cluster/account.sh"), other], check=True, timeout=60)
-    client = client24(account24)
-    first = client.submit(account24, spec("true"))
-    wait_until(client, account24, first, lambda j: j.state.finished)
+    client = client24(cluster24_username)
+    first = client.submit(cluster24_username, spec("true"))
+    wait_until(client, cluster24_username, first, lambda j: j.state.finished)
     coming = range(first + 1, first + 21)
     for node in NODES:
         plant = " ; ".join(
@@ -82,52 +84,52 @@ def test_a_tmpdir_another_user_planted_neither_fails_the_job_nor_is_its_tmpdir(
         }
 
     job = spec('echo "$TMPDIR $(stat -c %U:%a "$TMPDIR")"')
-    job_id = client.submit(account24, job)
-    done = wait_until(client, account24, job_id, lambda j: j.state.finished)
+    job_id = client.submit(cluster24_username, job)
+    done = wait_until(client, cluster24_username, job_id, lambda j: j.state.finished)
 
     assert job_id in coming, "another job took the planted ids: plant more"
     assert done.state == JobState.COMPLETED
     assert output_of(job_id, job.name).split() == [
         f"/tmp/slurm-jobs/job_{job_id}",
-        f"{account24}:700",
+        f"{cluster24_username}:700",
     ]
     planted = [f"/tmp/job_{n}" for n in coming]
     for node in NODES:
         on_node(node, "rm", "-rf", *planted)
 
 
-def test_one_request_lists_the_job_with_its_state(account24) -> None:
-    client = client24(account24)
-    job_id = client.submit(account24, spec("true"))
-    wait_until(client, account24, job_id, lambda j: j.state.finished)
+def test_one_request_lists_the_job_with_its_state(cluster24_username) -> None:
+    client = client24(cluster24_username)
+    job_id = client.submit(cluster24_username, spec("true"))
+    wait_until(client, cluster24_username, job_id, lambda j: j.state.finished)
 
-    listed = client.jobs(account24)
+    listed = client.jobs(cluster24_username)
 
     assert listed is not None and listed.last_update is not None
     assert {j.job_id: j.state for j in listed}[job_id] == JobState.COMPLETED
-    assert client.jobs(account24, since=listed.last_update.replace(year=2100)) is None
+    assert client.jobs(cluster24_username, since=listed.last_update.replace(year=2100)) is None
 
 
-def test_a_cancelled_job_ends_cancelled(account24) -> None:
-    client = client24(account24)
-    job_id = client.submit(account24, spec("sleep 120"))
-    wait_until(client, account24, job_id, lambda j: j.state == JobState.RUNNING)
+def test_a_cancelled_job_ends_cancelled(cluster24_username) -> None:
+    client = client24(cluster24_username)
+    job_id = client.submit(cluster24_username, spec("sleep 120"))
+    wait_until(client, cluster24_username, job_id, lambda j: j.state == JobState.RUNNING)
 
-    client.cancel(account24, job_id)
+    client.cancel(cluster24_username, job_id)
 
     assert (
-        wait_until(client, account24, job_id, lambda j: j.state.finished).state
+        wait_until(client, cluster24_username, job_id, lambda j: j.state.finished).state
         == JobState.CANCELLED
     )
 
 
-def test_sixteen_tasks_span_both_nodes(account24) -> None:
-    client = client24(account24)
+def test_sixteen_tasks_span_both_nodes(cluster24_username) -> None:
+    client = client24(cluster24_username)
     job = spec("srun hostname -s | sort | uniq -c", tasks=16)  # 8 CPUs a node
-    job_id = client.submit(account24, job)
+    job_id = client.submit(cluster24_username, job)
 
     assert (
-        wait_until(client, account24, job_id, lambda j: j.state.finished).state
+        wait_until(client, cluster24_username, job_id, lambda j: j.state.finished).state
         == JobState.COMPLETED
     )
     counts = dict(reversed(line.split()) for line in output_of(job_id, job.name).splitlines())

@@ -33,33 +33,35 @@ def test_it_discovers_the_api_version_of_the_dev_cluster() -> None:
 
 
 def test_a_trainee_job_runs_as_the_trainee_to_completed(
-    cluster_account: str, scratch_dir: Path
+    cluster_username: str, scratch_dir: Path
 ) -> None:
     client = get_client()
-    job_id = client.submit(cluster_account, trivial_job(scratch_dir, 'echo "hello from $(id -un)"'))
+    job_id = client.submit(
+        cluster_username, trivial_job(scratch_dir, 'echo "hello from $(id -un)"')
+    )
 
-    job = wait_until_finished(client, cluster_account, job_id)
+    job = wait_until_finished(client, cluster_username, job_id)
 
     assert job.state == JobState.COMPLETED
     assert job.return_code == 0
-    assert job.user_name == cluster_account
+    assert job.user_name == cluster_username
     output = (scratch_dir / f"slurm-{job_id}.out").read_text()
-    assert output.strip() == f"hello from {cluster_account}"
+    assert output.strip() == f"hello from {cluster_username}"
 
 
-def test_a_failing_job_reports_its_exit_code(cluster_account: str, scratch_dir: Path) -> None:
+def test_a_failing_job_reports_its_exit_code(cluster_username: str, scratch_dir: Path) -> None:
     client = get_client()
-    job_id = client.submit(cluster_account, trivial_job(scratch_dir, "exit 3"))
+    job_id = client.submit(cluster_username, trivial_job(scratch_dir, "exit 3"))
 
-    job = wait_until_finished(client, cluster_account, job_id)
+    job = wait_until_finished(client, cluster_username, job_id)
 
     assert job.state == JobState.FAILED
     assert job.return_code == 3
     assert job.reason == "NonZeroExitCode"
 
 
-def test_a_token_for_another_user_is_refused(make_cluster_account, tmp_path: Path) -> None:
-    owner, intruder = make_cluster_account(), make_cluster_account()
+def test_a_token_for_another_user_is_refused(make_cluster_username, tmp_path: Path) -> None:
+    owner, intruder = make_cluster_username(), make_cluster_username()
     token = jwt.encode(
         {"sun": owner, "iat": int(time.time()), "exp": int(time.time()) + 60},
         Path(settings.SLURM_JWT_KEY_FILE).read_bytes(),
@@ -78,14 +80,14 @@ def test_a_token_for_another_user_is_refused(make_cluster_account, tmp_path: Pat
     assert spec.name not in names
 
 
-def test_a_token_signed_with_another_key_is_refused(cluster_account: str) -> None:
+def test_a_token_signed_with_another_key_is_refused(cluster_username: str) -> None:
     token = jwt.encode(
-        {"sun": cluster_account, "iat": int(time.time()), "exp": int(time.time()) + 60},
+        {"sun": cluster_username, "iat": int(time.time()), "exp": int(time.time()) + 60},
         b"not-the-cluster-key-not-the-cluster-key",
         algorithm="HS256",
     )
     client = SlurmClient(
-        settings.SLURMRESTD_URL, StaticToken(token), service_user=cluster_account, timeout=10
+        settings.SLURMRESTD_URL, StaticToken(token), service_user=cluster_username, timeout=10
     )
     with pytest.raises(SlurmError):
         client.ping()
@@ -96,9 +98,9 @@ class NoToken:
         return {}
 
 
-def test_a_request_without_token_is_an_authentication_error(cluster_account: str) -> None:
+def test_a_request_without_token_is_an_authentication_error(cluster_username: str) -> None:
     client = SlurmClient(
-        settings.SLURMRESTD_URL, NoToken(), service_user=cluster_account, timeout=10
+        settings.SLURMRESTD_URL, NoToken(), service_user=cluster_username, timeout=10
     )
     with pytest.raises(SlurmAuthError):
         client.api_version()

@@ -27,14 +27,14 @@ def held_job() -> int:
 
 
 def test_runs_follow_slurm_with_the_portal_clock_10_s_ahead(
-    trainee, disk_target, monkeypatch
+    trainee_account, disk_target, monkeypatch
 ) -> None:
     real_now = timezone.now
     monkeypatch.setattr(timezone, "now", lambda: real_now() + timedelta(seconds=10))
     job_id = held_job()
     try:
         run = make_run(
-            trainee,
+            trainee_account,
             disk_target,
             status=RunStatus.PENDING,
             slurm_job_id=job_id,
@@ -43,7 +43,7 @@ def test_runs_follow_slurm_with_the_portal_clock_10_s_ahead(
         sync()  # reads the job waiting
         subprocess.run(["scontrol", "release", str(job_id)], check=True)
         deadline = time.monotonic() + 30
-        while get_client().job(trainee.username, job_id).state != JobState.COMPLETED:
+        while get_client().job(trainee_account.username, job_id).state != JobState.COMPLETED:
             assert time.monotonic() < deadline, "the released job did not complete"
             time.sleep(0.3)
 

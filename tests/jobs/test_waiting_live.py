@@ -34,14 +34,14 @@ def slurm_jobs_of(username: str) -> int:
 
 
 def test_a_click_beyond_the_course_cap_runs_everything_in_order_within_it(
-    live_portal, dev_profile: SiteProfile, trainee: ClusterAccount
+    live_portal, dev_profile: SiteProfile, trainee_account: ClusterAccount
 ) -> None:
     course = Course.objects.create(title="Waiting 101", profile=dev_profile, max_active_runs=CAP)
     course.exercises.set(dev_profile.exercises.filter(key="1a"))
     course.targets.set(dev_profile.targets.filter(key__in=["scratch", "tmp"]))
-    Enrollment.objects.create(course=course, user=trainee.user)
+    Enrollment.objects.create(course=course, user=trainee_account.user)
     client = Client()
-    client.force_login(trainee.user)
+    client.force_login(trainee_account.user)
 
     response = client.post(
         "/lab/1a/runs", {"targets": ["scratch", "tmp"], "repeat": "3"}, follow=True
@@ -51,7 +51,7 @@ def test_a_click_beyond_the_course_cap_runs_everything_in_order_within_it(
         "Started 1a on $SCRATCH, $TMPDIR; 4 more wait for a free slot and start by themselves"
         in response.content.decode()
     )
-    runs = list(BenchmarkRun.objects.filter(user=trainee.user).order_by("created_at", "pk"))
+    runs = list(BenchmarkRun.objects.filter(user=trainee_account.user).order_by("created_at", "pk"))
     assert [r.target.key for r in runs] == ["scratch", "tmp"] * 3
     assert [r.status for r in runs] == ["queued"] * 2 + ["waiting"] * 4
 
@@ -62,7 +62,7 @@ def test_a_click_beyond_the_course_cap_runs_everything_in_order_within_it(
         sync()
         statuses = [BenchmarkRun.objects.get(pk=r.pk).status for r in runs]
         most_going = max(most_going, sum(s in ACTIVE_STATUSES for s in statuses))
-        most_in_slurm = max(most_in_slurm, slurm_jobs_of(trainee.username))
+        most_in_slurm = max(most_in_slurm, slurm_jobs_of(trainee_account.username))
         samples += 1
         # No run ever starts while an older one still waits.
         started = [s != RunStatus.WAITING for s in statuses]
@@ -74,7 +74,7 @@ def test_a_click_beyond_the_course_cap_runs_everything_in_order_within_it(
 
     # Slurm's word that a job ended can come before its result is read (the results
     # worker parses it apart): wait for both, as a page following the run does.
-    done = follow(*BenchmarkRun.objects.filter(user=trainee.user), timeout=30)
+    done = follow(*BenchmarkRun.objects.filter(user=trainee_account.user), timeout=30)
     assert all(r.status == RunStatus.COMPLETED for r in done), [r.status_reason for r in done]
     assert all(r.course == course and r.result.write_mib_s > 0 for r in done)
     assert most_going == CAP and 1 <= most_in_slurm <= CAP, (most_going, most_in_slurm, samples)

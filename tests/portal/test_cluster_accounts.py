@@ -37,36 +37,36 @@ def test_linking_a_system_or_unknown_account_is_refused(make_user, username: str
     assert "username" in refused.value.message_dict
 
 
-def test_the_uid_floor_is_a_setting(make_user, cluster_account, settings) -> None:
-    account = ClusterAccount(user=make_user(), username=cluster_account)
+def test_the_uid_floor_is_a_setting(make_user, cluster_username, settings) -> None:
+    account = ClusterAccount(user=make_user(), username=cluster_username)
     account.full_clean()  # a real account above 1000
-    settings.CLUSTER_UID_MIN = pwd.getpwnam(cluster_account).pw_uid + 1
+    settings.CLUSTER_UID_MIN = pwd.getpwnam(cluster_username).pw_uid + 1
     with pytest.raises(ValidationError, match="system account"):
         account.full_clean()
 
 
-def test_an_account_above_the_uid_ceiling_is_refused(make_user, cluster_account, settings):
-    account = ClusterAccount(user=make_user(), username=cluster_account)
-    settings.CLUSTER_UID_MAX = pwd.getpwnam(cluster_account).pw_uid - 1
+def test_an_account_above_the_uid_ceiling_is_refused(make_user, cluster_username, settings):
+    account = ClusterAccount(user=make_user(), username=cluster_username)
+    settings.CLUSTER_UID_MAX = pwd.getpwnam(cluster_username).pw_uid - 1
 
     with pytest.raises(ValidationError, match="outside 1000-"):
         account.full_clean()
 
 
 def test_slurms_own_user_is_read_from_slurm_conf(
-    make_user, cluster_account, settings, tmp_path
+    make_user, cluster_username, settings, tmp_path
 ) -> None:
     """A site whose SlurmUser is an account in the people's range."""
     conf = tmp_path / "slurm.conf"
-    conf.write_text(f"ClusterName=x\n# SlurmUser=root\nslurmuser = {cluster_account}\n")
+    conf.write_text(f"ClusterName=x\n# SlurmUser=root\nslurmuser = {cluster_username}\n")
     settings.SLURM_CONF = str(conf)
 
     with pytest.raises(ValidationError, match="is a system account .Slurm's own"):
-        ClusterAccount(user=make_user(), username=cluster_account).full_clean()
+        ClusterAccount(user=make_user(), username=cluster_username).full_clean()
 
 
 def test_the_admin_refuses_root_and_logs_who_linked_an_account(
-    client: Client, make_user, cluster_account
+    client: Client, make_user, cluster_username
 ) -> None:
     admin = make_user(superuser=True)
     trainee = make_user()
@@ -79,13 +79,13 @@ def test_the_admin_refuses_root_and_logs_who_linked_an_account(
     assert not ClusterAccount.objects.exists()
 
     added = client.post(
-        "/admin/portal/clusteraccount/add/", {"user": trainee.pk, "username": cluster_account}
+        "/admin/portal/clusteraccount/add/", {"user": trainee.pk, "username": cluster_username}
     )
     assert added.status_code == 302
-    entry = LogEntry.objects.get(object_repr=cluster_account)
+    entry = LogEntry.objects.get(object_repr=cluster_username)
     assert entry.user == admin
     assert entry.get_change_message() == (
-        f"Linked portal login {trainee.username} to cluster account {cluster_account}"
+        f"Linked portal login {trainee.username} to cluster account {cluster_username}"
     )
 
 
@@ -115,13 +115,13 @@ def test_no_request_acts_as_a_refused_account_even_if_one_was_stored(
 # --- the portal's own identities -------------------------------------------------
 
 
-def own_identity(kind: str, account: str, settings, monkeypatch) -> None:
-    """Makes the real account `account` one of the portal's own identities."""
-    uid = pwd.getpwnam(account).pw_uid
+def own_identity(kind: str, username: str, settings, monkeypatch) -> None:
+    """Makes the real Unix account named `username` one of the portal's own identities."""
+    uid = pwd.getpwnam(username).pw_uid
     if kind == "image-user":  # the image's user (UID 65532), where a container runs as another
         settings.PORTAL_UIDS = [uid]
     elif kind == "sandbox":  # the user the Darshan reader drops to
-        settings.DARSHAN_SANDBOX_USER = account
+        settings.DARSHAN_SANDBOX_USER = username
     elif kind == "sandbox-by-number":
         settings.DARSHAN_SANDBOX_USER = f"{uid}:{uid}"
     else:  # the user the portal's process runs as (the tests run as root)
@@ -133,13 +133,13 @@ OWN = ["image-user", "sandbox", "sandbox-by-number", "runs-as"]
 
 @pytest.mark.parametrize("kind", OWN)
 def test_the_portals_own_identities_are_never_linked(
-    kind: str, make_user, cluster_account, settings, monkeypatch
+    kind: str, make_user, cluster_username, settings, monkeypatch
 ) -> None:
     """A directory that hands the image's UID to a person (LDAP often starts at 10000,
     where the image's user was) would give them the JWT key's owner's jobs."""
-    account = ClusterAccount(user=make_user(), username=cluster_account)
+    account = ClusterAccount(user=make_user(), username=cluster_username)
     account.full_clean()  # a person's account, before it is one of the portal's
-    own_identity(kind, cluster_account, settings, monkeypatch)
+    own_identity(kind, cluster_username, settings, monkeypatch)
 
     with pytest.raises(ValidationError, match="one of the portal's own identities"):
         account.full_clean()
@@ -147,17 +147,17 @@ def test_the_portals_own_identities_are_never_linked(
 
 @pytest.mark.parametrize("kind", OWN)
 def test_no_request_acts_as_one_of_the_portals_own_identities(
-    kind: str, cluster_account, settings, monkeypatch, tmp_path, slurm_client
+    kind: str, cluster_username, settings, monkeypatch, tmp_path, slurm_client
 ) -> None:
-    own_identity(kind, cluster_account, settings, monkeypatch)
+    own_identity(kind, cluster_username, settings, monkeypatch)
     requests = []
     slurm_client._http.event_hooks["request"] = [requests.append]
 
-    with pytest.raises(SlurmAuthError, match=f"not acting as {cluster_account}"):
-        slurm_client.submit(cluster_account, trivial_job(tmp_path, "id"))
-    with pytest.raises(SlurmAuthError, match=f"not acting as {cluster_account}"):
-        slurm_client.jobs(cluster_account)
-    assert all(r.headers["X-SLURM-USER-NAME"] != cluster_account for r in requests)
+    with pytest.raises(SlurmAuthError, match=f"not acting as {cluster_username}"):
+        slurm_client.submit(cluster_username, trivial_job(tmp_path, "id"))
+    with pytest.raises(SlurmAuthError, match=f"not acting as {cluster_username}"):
+        slurm_client.jobs(cluster_username)
+    assert all(r.headers["X-SLURM-USER-NAME"] != cluster_username for r in requests)
     get_client.cache_clear()
 
 

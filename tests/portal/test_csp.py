@@ -35,7 +35,7 @@ def course(dev_profile, make_user):
     course = make_course(dev_profile, instructor, unique_name("Storage 101"))
     trainee = make_user(unique_name("sl-trainee"))
     Enrollment.objects.create(course=course, user=trainee)
-    add_run(course, trainee, "1a", "tmp", 100)
+    add_run(trainee.cluster_account, course, "1a", "tmp", 100)
     return course
 
 

@@ -66,7 +66,7 @@ def others_run(make_user, disk_target) -> BenchmarkRun:
 
 
 @pytest.fixture
-def trainee(make_user) -> Client:
+def trainee_client(make_user) -> Client:
     client = Client(headers=BROWSER)
     client.force_login(make_user("sl-err-trainee"))
     return client
@@ -76,8 +76,10 @@ def test_the_tests_see_what_a_site_sees() -> None:
     assert settings.DEBUG is False  # with DEBUG on, Django shows its own debug pages
 
 
-def test_a_trainee_opening_anothers_run_reads_the_portals_sentence(trainee, others_run) -> None:
-    answer = trainee.get(f"/jobs/runs/{others_run.key}/")
+def test_a_trainee_opening_anothers_run_reads_the_portals_sentence(
+    trainee_client, others_run
+) -> None:
+    answer = trainee_client.get(f"/jobs/runs/{others_run.key}/")
 
     assert answer.status_code == 404
     page = portal_page(answer)
@@ -85,8 +87,8 @@ def test_a_trainee_opening_anothers_run_reads_the_portals_sentence(trainee, othe
     assert "The lab</a>" in page and "My storage</a>" in page and "The start page</a>" in page
 
 
-def test_a_bogus_address_is_the_portals_404(trainee) -> None:
-    answer = trainee.get("/no/such/page/here")
+def test_a_bogus_address_is_the_portals_404(trainee_client) -> None:
+    answer = trainee_client.get("/no/such/page/here")
 
     assert answer.status_code == 404
     page = portal_page(answer)
@@ -100,16 +102,16 @@ def test_a_bogus_address_sends_a_visitor_not_logged_in_to_log_in() -> None:
     assert 'href="/login/">Log in</a>' in page and "My storage" not in page
 
 
-def test_a_sentence_written_for_people_is_shown(trainee) -> None:
-    page = portal_page(trainee.get("/courses/987654321/"))
+def test_a_sentence_written_for_people_is_shown(trainee_client) -> None:
+    page = portal_page(trainee_client.get("/courses/987654321/"))
 
     assert "No such course among the ones you joined." in page
 
 
-def test_djangos_own_not_found_text_gives_way_to_the_portals(trainee, others_run) -> None:
+def test_djangos_own_not_found_text_gives_way_to_the_portals(trainee_client, others_run) -> None:
     """The run's I/O profile is still fetched with get_object_or_404, whose text names
     the model: the page says its own sentence instead."""
-    answer = trainee.get(f"/check-my-job/runs/{others_run.key}/profile")
+    answer = trainee_client.get(f"/check-my-job/runs/{others_run.key}/profile")
 
     assert answer.status_code == 404
     assert "There is no page at this address" in portal_page(answer)
@@ -121,7 +123,7 @@ def test_a_get_of_a_post_only_address_is_a_405_page_with_allow(dev_profile, make
     instructor.groups.add(instructors_group())
     course = make_course(dev_profile, instructor, "Storage 405")
     Enrollment.objects.create(course=course, user=trainee)
-    add_run(course, trainee, "1a", "tmp", 100)
+    add_run(trainee.cluster_account, course, "1a", "tmp", 100)
     client = Client(headers=BROWSER)
     client.force_login(instructor)
 
@@ -140,8 +142,8 @@ def test_a_405_to_a_visitor_not_logged_in_is_the_page_too() -> None:
     assert "Log in</a>" in portal_page(answer)
 
 
-def test_the_calibration_as_a_trainee_is_the_portals_403(trainee) -> None:
-    answer = trainee.get("/lab/calibration/")
+def test_the_calibration_as_a_trainee_is_the_portals_403(trainee_client) -> None:
+    answer = trainee_client.get("/lab/calibration/")
 
     assert answer.status_code == 403
     page = portal_page(answer)
@@ -159,17 +161,19 @@ def test_a_form_refused_by_the_csrf_check_is_the_portals_403(make_user) -> None:
     assert errors.CSRF_REFUSED in portal_page(answer)
 
 
-def test_an_htmx_poll_of_a_run_that_is_not_yours_gets_a_short_fragment(trainee, others_run) -> None:
-    answer = trainee.get(f"/jobs/runs/{others_run.key}/", headers=HTMX)
+def test_an_htmx_poll_of_a_run_that_is_not_yours_gets_a_short_fragment(
+    trainee_client, others_run
+) -> None:
+    answer = trainee_client.get(f"/jobs/runs/{others_run.key}/", headers=HTMX)
 
     assert answer.status_code == 404
     assert "No run of yours has this address" in fragment(answer)
 
 
-def test_htmx_requests_get_fragments_for_403_405_and_bogus_addresses(trainee) -> None:
-    refused = trainee.get("/lab/calibration/", headers=HTMX)
-    not_allowed = trainee.get("/logout/", headers=HTMX)
-    missing = trainee.get("/lab/calibration/nothing", headers=HTMX)
+def test_htmx_requests_get_fragments_for_403_405_and_bogus_addresses(trainee_client) -> None:
+    refused = trainee_client.get("/lab/calibration/", headers=HTMX)
+    not_allowed = trainee_client.get("/logout/", headers=HTMX)
+    missing = trainee_client.get("/lab/calibration/nothing", headers=HTMX)
 
     assert refused.status_code == 403 and "Only instructors and staff" in fragment(refused)
     assert not_allowed.status_code == 405 and not_allowed["Allow"] == "POST"
@@ -177,10 +181,10 @@ def test_htmx_requests_get_fragments_for_403_405_and_bogus_addresses(trainee) ->
 
 
 @pytest.mark.urls(__name__)
-def test_a_view_that_fails_is_the_portals_500_page(trainee) -> None:
-    trainee.raise_request_exception = False
+def test_a_view_that_fails_is_the_portals_500_page(trainee_client) -> None:
+    trainee_client.raise_request_exception = False
 
-    answer = trainee.get("/tests/boom")
+    answer = trainee_client.get("/tests/boom")
 
     assert answer.status_code == 500
     page = answer.content.decode()
@@ -191,10 +195,10 @@ def test_a_view_that_fails_is_the_portals_500_page(trainee) -> None:
 
 
 @pytest.mark.urls(__name__)
-def test_a_failing_htmx_request_gets_a_500_fragment(trainee) -> None:
-    trainee.raise_request_exception = False
+def test_a_failing_htmx_request_gets_a_500_fragment(trainee_client) -> None:
+    trainee_client.raise_request_exception = False
 
-    answer = trainee.get("/tests/boom", headers=HTMX)
+    answer = trainee_client.get("/tests/boom", headers=HTMX)
 
     assert answer.status_code == 500 and "Try again in a minute" in fragment(answer)
 

@@ -44,48 +44,48 @@ def log_in(claims: dict, sub: str = "s-1", userinfo_sub: str | None = None):
 
 
 def test_a_first_login_creates_the_user_with_the_claimed_cluster_account(
-    oidc_settings, cluster_account
+    oidc_settings, cluster_username
 ) -> None:
     user = log_in(
-        {"preferred_username": cluster_account, "given_name": "Ada", "email": "ada@example.org"}
+        {"preferred_username": cluster_username, "given_name": "Ada", "email": "ada@example.org"}
     )
 
     user.refresh_from_db()
-    assert user.username == cluster_account
-    assert user.cluster_account.username == cluster_account
+    assert user.username == cluster_username
+    assert user.cluster_account.username == cluster_username
     assert not user.has_usable_password()
     assert (user.first_name, user.email) == ("Ada", "ada@example.org")
     assert not (user.is_staff or user.is_superuser)
-    entry = LogEntry.objects.get(object_repr=cluster_account)
+    entry = LogEntry.objects.get(object_repr=cluster_username)
     assert entry.user == user
     assert entry.get_change_message() == (
-        f"Linked portal login {cluster_account} to cluster account {cluster_account} "
+        f"Linked portal login {cluster_username} to cluster account {cluster_username} "
         f"at their first login through {PROVIDER_NAME}"
     )
     # The next login is the same user, linked once.
-    assert log_in({"preferred_username": cluster_account}) == user
-    assert LogEntry.objects.filter(object_repr=cluster_account).count() == 1
+    assert log_in({"preferred_username": cluster_username}) == user
+    assert LogEntry.objects.filter(object_repr=cluster_username).count() == 1
 
 
 def test_a_login_is_pinned_to_the_person_who_first_logged_in_with_it(
-    oidc_settings, cluster_account
+    oidc_settings, cluster_username
 ) -> None:
-    user = log_in({"preferred_username": cluster_account}, sub="ada-at-the-idp")
+    user = log_in({"preferred_username": cluster_username}, sub="ada-at-the-idp")
     assert (user.oidc_identity.issuer, user.oidc_identity.subject) == (ISSUER, "ada-at-the-idp")
 
     # Someone else at the provider who now has that name (renamed, reused, edited).
     with pytest.raises(LoginRefused, match="belongs to another person at Test IdP"):
-        log_in({"preferred_username": cluster_account, "given_name": "Mallory"}, sub="mallory")
+        log_in({"preferred_username": cluster_username, "given_name": "Mallory"}, sub="mallory")
 
     user.refresh_from_db()
     assert user.first_name != "Mallory" and user.oidc_identity.subject == "ada-at-the-idp"
-    assert log_in({"preferred_username": cluster_account}, sub="ada-at-the-idp") == user
+    assert log_in({"preferred_username": cluster_username}, sub="ada-at-the-idp") == user
 
 
 def test_a_person_renamed_at_the_provider_is_not_let_into_another_login(
-    oidc_settings, make_cluster_account
+    oidc_settings, make_cluster_username
 ) -> None:
-    first, second = make_cluster_account(), make_cluster_account()
+    first, second = make_cluster_username(), make_cluster_username()
     log_in({"preferred_username": first}, sub="ada-at-the-idp")
 
     with pytest.raises(
@@ -95,41 +95,41 @@ def test_a_person_renamed_at_the_provider_is_not_let_into_another_login(
     assert not User.objects.filter(username=second).exists()  # nothing was created
 
 
-def test_user_information_about_another_person_is_no_login(oidc_settings, cluster_account):
+def test_user_information_about_another_person_is_no_login(oidc_settings, cluster_username):
     with pytest.raises(LoginRefused, match="not about the person its ID token names"):
-        log_in({"preferred_username": cluster_account}, sub="s-1", userinfo_sub="s-2")
-    assert not User.objects.filter(username=cluster_account).exists()
+        log_in({"preferred_username": cluster_username}, sub="s-1", userinfo_sub="s-2")
+    assert not User.objects.filter(username=cluster_username).exists()
 
 
-def test_the_username_claim_is_a_setting(oidc_settings, settings, cluster_account) -> None:
+def test_the_username_claim_is_a_setting(oidc_settings, settings, cluster_username) -> None:
     settings.OIDC_USERNAME_CLAIM = "uid"
 
-    user = log_in({"preferred_username": "someone-else", "uid": cluster_account})
+    user = log_in({"preferred_username": "someone-else", "uid": cluster_username})
 
-    assert user.cluster_account.username == cluster_account
+    assert user.cluster_account.username == cluster_username
 
 
 def test_the_groups_claim_makes_instructors_and_unmakes_them(
-    oidc_settings, cluster_account
+    oidc_settings, cluster_username
 ) -> None:
-    user = log_in({"preferred_username": cluster_account, "groups": ["hpc", INSTRUCTOR_GROUP]})
+    user = log_in({"preferred_username": cluster_username, "groups": ["hpc", INSTRUCTOR_GROUP]})
     assert user.groups.filter(name=INSTRUCTORS).exists()
     assert User.objects.get(pk=user.pk).has_perm("courses.teach_course")
 
-    log_in({"preferred_username": cluster_account, "groups": ["hpc"]})
+    log_in({"preferred_username": cluster_username, "groups": ["hpc"]})
 
     assert not user.groups.filter(name=INSTRUCTORS).exists()
     assert not User.objects.get(pk=user.pk).has_perm("courses.teach_course")
 
 
 def test_without_instructor_groups_the_admin_decides_who_teaches(
-    oidc_settings, settings, cluster_account
+    oidc_settings, settings, cluster_username
 ) -> None:
     settings.OIDC_INSTRUCTOR_GROUPS = []
-    user = log_in({"preferred_username": cluster_account})
+    user = log_in({"preferred_username": cluster_username})
     user.groups.add(instructors_group())  # by hand, in the admin
 
-    log_in({"preferred_username": cluster_account, "groups": []})
+    log_in({"preferred_username": cluster_username, "groups": []})
 
     assert user.groups.filter(name=INSTRUCTORS).exists()
 
@@ -156,13 +156,13 @@ def test_an_account_jobs_may_not_run_as_is_refused_and_nothing_is_created(
 
 
 def test_an_account_below_the_uid_floor_is_refused(
-    oidc_settings, settings, cluster_account
+    oidc_settings, settings, cluster_username
 ) -> None:
-    settings.CLUSTER_UID_MIN = pwd.getpwnam(cluster_account).pw_uid + 1
+    settings.CLUSTER_UID_MIN = pwd.getpwnam(cluster_username).pw_uid + 1
 
     with pytest.raises(LoginRefused, match="system account"):
-        log_in({"preferred_username": cluster_account})
-    assert not User.objects.filter(username=cluster_account).exists()
+        log_in({"preferred_username": cluster_username})
+    assert not User.objects.filter(username=cluster_username).exists()
 
 
 def test_a_missing_username_claim_is_refused_naming_the_claim(oidc_settings) -> None:
@@ -172,22 +172,22 @@ def test_a_missing_username_claim_is_refused_naming_the_claim(oidc_settings) -> 
     assert not User.objects.exists()
 
 
-def test_a_local_login_is_never_taken_over(oidc_settings, cluster_account) -> None:
-    local = User.objects.create_user(cluster_account, password="break-Glass-1", is_staff=True)
+def test_a_local_login_is_never_taken_over(oidc_settings, cluster_username) -> None:
+    local = User.objects.create_user(cluster_username, password="break-Glass-1", is_staff=True)
 
     with pytest.raises(LoginRefused, match="local login named"):
-        log_in({"preferred_username": cluster_account})
+        log_in({"preferred_username": cluster_username})
 
     local.refresh_from_db()
     assert local.check_password("break-Glass-1") and not hasattr(local, "cluster_account")
 
 
-def test_a_disabled_login_stays_out(oidc_settings, settings, cluster_account) -> None:
+def test_a_disabled_login_stays_out(oidc_settings, settings, cluster_username) -> None:
     settings.AUTHENTICATION_BACKENDS = [
         *settings.AUTHENTICATION_BACKENDS,
         "portal.oidc.OIDCBackend",
     ]
-    user = log_in({"preferred_username": cluster_account})
+    user = log_in({"preferred_username": cluster_username})
     client = Client()
     client.force_login(user, backend="portal.oidc.OIDCBackend")
     assert client.get("/").status_code == 200
@@ -196,17 +196,17 @@ def test_a_disabled_login_stays_out(oidc_settings, settings, cluster_account) ->
 
     assert client.get("/").status_code == 302  # its session ends
     with pytest.raises(LoginRefused, match="disabled"):
-        log_in({"preferred_username": cluster_account})
+        log_in({"preferred_username": cluster_username})
 
 
 def test_an_account_linked_to_someone_else_is_refused(
-    oidc_settings, make_user, cluster_account
+    oidc_settings, make_user, cluster_username
 ) -> None:
-    make_user(cluster_account)  # linked by hand to another login
+    make_user(cluster_username)  # linked by hand to another login
 
     with pytest.raises(LoginRefused, match="linked to another portal login"):
-        log_in({"preferred_username": cluster_account})
-    assert not User.objects.filter(username=cluster_account).exists()
+        log_in({"preferred_username": cluster_username})
+    assert not User.objects.filter(username=cluster_username).exists()
 
 
 # --- the pages ------------------------------------------------------------------
@@ -274,31 +274,31 @@ def through_the_provider(client: Client, sub: str, *, deny: bool = False):
 
 
 def test_a_trainee_logs_in_through_the_provider(
-    client: Client, oidc_login, cluster_account
+    client: Client, oidc_login, cluster_username
 ) -> None:
-    sub = oidc_login.add_user(preferred_username=cluster_account, given_name="Ada")
+    sub = oidc_login.add_user(preferred_username=cluster_username, given_name="Ada")
 
     landed = through_the_provider(client, sub)
 
     assert landed.status_code == 302 and landed["Location"] == "/lab/"
     home = client.get("/").content.decode()
     assert "Welcome, Ada" in home
-    assert f'<code class="account">{cluster_account}</code>' in home
+    assert f'<code class="account">{cluster_username}</code>' in home
 
 
 def test_another_person_claiming_a_pinned_name_at_the_provider_gets_a_clear_page(
-    client: Client, oidc_login, cluster_account
+    client: Client, oidc_login, cluster_username
 ) -> None:
-    ada = oidc_login.add_user(preferred_username=cluster_account, given_name="Ada")
+    ada = oidc_login.add_user(preferred_username=cluster_username, given_name="Ada")
     assert through_the_provider(client, ada).status_code == 302
     client.post("/logout/")
-    mallory = oidc_login.add_user(preferred_username=cluster_account, given_name="Mallory")
+    mallory = oidc_login.add_user(preferred_username=cluster_username, given_name="Mallory")
 
     refused = through_the_provider(Client(), mallory)
 
     assert refused.status_code == 403
     assert "belongs to another person at Test IdP" in refused.content.decode()
-    assert User.objects.get(username=cluster_account).first_name == "Ada"
+    assert User.objects.get(username=cluster_username).first_name == "Ada"
 
 
 def test_an_unknown_account_gets_a_clear_page_not_a_500(client: Client, oidc_login) -> None:
@@ -324,9 +324,9 @@ def test_denying_at_the_provider_leads_back_to_the_login_page(client: Client, oi
 
 
 def test_a_provider_that_does_not_answer_gets_a_message_not_a_500(
-    client: Client, oidc_login, settings, cluster_account
+    client: Client, oidc_login, settings, cluster_username
 ) -> None:
-    sub = oidc_login.add_user(preferred_username=cluster_account)
+    sub = oidc_login.add_user(preferred_username=cluster_username)
     settings.OIDC_OP_TOKEN_ENDPOINT = "http://127.0.0.1:9/token"  # nothing listens
 
     back = through_the_provider(client, sub)

@@ -19,28 +19,28 @@ pytestmark = pytest.mark.django_db
 
 
 def test_the_front_ends_user_is_logged_in_as_their_cluster_account(
-    remote_user_login, cluster_account
+    remote_user_login, cluster_username
 ) -> None:
     client = Client()
 
-    home = client.get("/", REMOTE_USER=cluster_account)
+    home = client.get("/", REMOTE_USER=cluster_username)
 
     assert home.status_code == 200
-    assert f'<code class="account">{cluster_account}</code>' in home.content.decode()
-    user = User.objects.get(username=cluster_account)
-    assert user.cluster_account.username == cluster_account
+    assert f'<code class="account">{cluster_username}</code>' in home.content.decode()
+    user = User.objects.get(username=cluster_username)
+    assert user.cluster_account.username == cluster_username
     assert not (user.has_usable_password() or user.is_staff or user.is_superuser)
     # The session carries on; a request without the name is logged out.
-    assert client.get("/", REMOTE_USER=cluster_account).status_code == 200
+    assert client.get("/", REMOTE_USER=cluster_username).status_code == 200
     assert client.get("/").status_code == 302
 
 
 def test_behind_a_proxy_the_header_is_a_setting_believed_from_the_proxy_only(
-    remote_user_login, settings, cluster_account
+    remote_user_login, settings, cluster_username
 ) -> None:
     settings.REMOTE_USER_HEADER = "HTTP_X_REMOTE_USER"
     settings.REMOTE_USER_PROXIES = [ipaddress.ip_network("10.1.2.0/24")]
-    named = {"X-Remote-User": cluster_account}
+    named = {"X-Remote-User": cluster_username}
 
     proxied = Client(headers=named, REMOTE_ADDR="10.1.2.3")
     assert proxied.get("/").status_code == 200
@@ -48,15 +48,15 @@ def test_behind_a_proxy_the_header_is_a_setting_believed_from_the_proxy_only(
     assert Client(headers=named, REMOTE_ADDR="192.0.2.7").get("/").status_code == 302
     assert proxied.get("/", REMOTE_ADDR="192.0.2.7").status_code == 302
     # The WSGI variable counts no more once the site names a header.
-    assert Client(REMOTE_ADDR="10.1.2.3").get("/", REMOTE_USER=cluster_account).status_code == 302
+    assert Client(REMOTE_ADDR="10.1.2.3").get("/", REMOTE_USER=cluster_username).status_code == 302
 
 
 def test_a_proxy_may_prove_itself_with_a_shared_secret_instead(
-    remote_user_login, settings, cluster_account
+    remote_user_login, settings, cluster_username
 ) -> None:
     settings.REMOTE_USER_HEADER = "HTTP_X_REMOTE_USER"
     settings.REMOTE_USER_PROXY_SECRET = "s3cret-of-the-front-end"
-    named = {"X-Remote-User": cluster_account}
+    named = {"X-Remote-User": cluster_username}
 
     right = Client(headers=named | {"X-Storagelab-Proxy-Secret": "s3cret-of-the-front-end"})
     assert right.get("/").status_code == 200
@@ -66,9 +66,9 @@ def test_a_proxy_may_prove_itself_with_a_shared_secret_instead(
 
 
 def test_only_the_sites_own_realms_are_stripped(
-    remote_user_login, settings, make_cluster_account
+    remote_user_login, settings, make_cluster_username
 ) -> None:
-    ours, theirs = make_cluster_account(), make_cluster_account()
+    ours, theirs = make_cluster_username(), make_cluster_username()
     settings.REMOTE_USER_REALMS = ["EXAMPLE.ORG"]
 
     assert Client().get("/", REMOTE_USER=f"{ours}@EXAMPLE.ORG").status_code == 200
@@ -102,39 +102,43 @@ def test_a_refused_account_gets_a_clear_page_on_every_request(
     assert not ClusterAccount.objects.exists()
 
 
-def test_a_local_login_is_never_taken_over(remote_user_login, cluster_account) -> None:
-    User.objects.create_user(cluster_account, password="break-Glass-1")
+def test_a_local_login_is_never_taken_over(remote_user_login, cluster_username) -> None:
+    User.objects.create_user(cluster_username, password="break-Glass-1")
 
-    page = Client().get("/", REMOTE_USER=cluster_account)
+    page = Client().get("/", REMOTE_USER=cluster_username)
 
     assert page.status_code == 403 and "local login named" in page.content.decode()
 
 
 def test_members_of_the_instructor_unix_groups_are_instructors(
-    remote_user_login, settings, make_cluster_account
+    remote_user_login, settings, make_cluster_username
 ) -> None:
-    teacher, trainee = make_cluster_account(), make_cluster_account()
+    teacher_username, trainee_username = make_cluster_username(), make_cluster_username()
     group = unique_name("slg")
     subprocess.run(["groupadd", group], check=True)
     try:
-        subprocess.run(["gpasswd", "--add", teacher, group], check=True, capture_output=True)
+        subprocess.run(
+            ["gpasswd", "--add", teacher_username, group], check=True, capture_output=True
+        )
         settings.INSTRUCTOR_UNIX_GROUPS = ["hpc-staff", group]
 
-        Client().get("/", REMOTE_USER=teacher)
-        Client().get("/", REMOTE_USER=trainee)
+        Client().get("/", REMOTE_USER=teacher_username)
+        Client().get("/", REMOTE_USER=trainee_username)
 
-        assert User.objects.get(username=teacher).groups.filter(name=INSTRUCTORS).exists()
-        assert not User.objects.get(username=trainee).groups.exists()
+        assert User.objects.get(username=teacher_username).groups.filter(name=INSTRUCTORS).exists()
+        assert not User.objects.get(username=trainee_username).groups.exists()
         # Out of the group, out of the Instructors at the next login.
-        subprocess.run(["gpasswd", "--delete", teacher, group], check=True, capture_output=True)
-        Client().get("/", REMOTE_USER=teacher)
-        assert not User.objects.get(username=teacher).groups.exists()
+        subprocess.run(
+            ["gpasswd", "--delete", teacher_username, group], check=True, capture_output=True
+        )
+        Client().get("/", REMOTE_USER=teacher_username)
+        assert not User.objects.get(username=teacher_username).groups.exists()
     finally:
         subprocess.run(["groupdel", group], check=False)
 
 
 def test_refused_single_sign_ons_never_pause_the_classrooms_address(
-    remote_user_login, make_user, cluster_account
+    remote_user_login, make_user, cluster_username
 ) -> None:
     """django-axes counts wrong passwords by user name and address; refused SSO logins
     (no password, no user name) must not lock everyone behind one address out."""
@@ -146,7 +150,7 @@ def test_refused_single_sign_ons_never_pause_the_classrooms_address(
     AccessAttempt.objects.create(
         username=None, ip_address="127.0.0.1", failures_since_start=10, user_agent=""
     )
-    assert Client().get("/", REMOTE_USER=cluster_account).status_code == 200
+    assert Client().get("/", REMOTE_USER=cluster_username).status_code == 200
 
     # Wrong passwords on the local form are still paused.
     ada = make_user(password="Ada-pass-1")
@@ -159,27 +163,27 @@ def test_refused_single_sign_ons_never_pause_the_classrooms_address(
 
 
 def test_logging_out_goes_to_the_front_ends_logout(
-    remote_user_login, settings, cluster_account
+    remote_user_login, settings, cluster_username
 ) -> None:
     client = Client()
-    client.get("/", REMOTE_USER=cluster_account)
+    client.get("/", REMOTE_USER=cluster_username)
     settings.REMOTE_USER_LOGOUT_URL = (
         "https://portal.example.org/oidc?logout=https%3A%2F%2Fexample.org"
     )
 
-    out = client.post("/logout/", REMOTE_USER=cluster_account)
+    out = client.post("/logout/", REMOTE_USER=cluster_username)
 
     assert out["Location"] == settings.REMOTE_USER_LOGOUT_URL
     assert "_auth_user_id" not in client.session
 
 
 def test_without_a_front_end_logout_the_user_is_told_they_are_still_in(
-    remote_user_login, cluster_account
+    remote_user_login, cluster_username
 ) -> None:
     client = Client()
-    client.get("/", REMOTE_USER=cluster_account)
+    client.get("/", REMOTE_USER=cluster_username)
 
-    out = client.post("/logout/", REMOTE_USER=cluster_account, follow=True)
+    out = client.post("/logout/", REMOTE_USER=cluster_username, follow=True)
 
     # The front end names them again at the login page: they are back home, told why.
     assert out.redirect_chain == [("/login/", 302), ("/", 302)]

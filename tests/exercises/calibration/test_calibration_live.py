@@ -16,10 +16,10 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 
 def test_calibrate_wait_measures_the_site_and_the_lab_shows_it(
-    sync_loop, dev_profile, cluster_account, make_user, settings
+    sync_loop, dev_profile, cluster_username, make_user, settings
 ) -> None:
     settings.CALIBRATION_PARALLEL = 2
-    staff = make_user(cluster_account, staff=True)
+    staff = make_user(cluster_username, staff=True)
     out = io.StringIO()
 
     call_command(
@@ -36,7 +36,7 @@ def test_calibrate_wait_measures_the_site_and_the_lab_shows_it(
     round_ = measured[0].calibration
     runs = list(round_.runs.select_related("result"))
     assert len(runs) == 8 and all(r.status == RunStatus.COMPLETED for r in runs)
-    assert {r.cluster_username for r in runs} == {cluster_account}
+    assert {r.cluster_username for r in runs} == {cluster_username}
     # Paced: the third run was submitted only once one of the first two had ended.
     by_submission = sorted(runs, key=lambda r: r.submitted_at)
     assert by_submission[2].submitted_at >= min(r.ended_at for r in by_submission[:2])

@@ -85,14 +85,14 @@ def test_a_directory_a_variable_names_on_the_node_is_a_target(disk_target, path:
 
 
 def test_a_variable_target_reaches_the_script_as_the_variable_not_as_text(
-    disk_target, trainee
+    disk_target, trainee_account
 ) -> None:
     disk_target.path_template = "$WORK/{user}"
-    run = make_run(trainee, disk_target)
+    run = make_run(trainee_account, disk_target)
 
     script = render_script(run)
 
-    assert f'target_dir="${{WORK:-}}"/{trainee.username}\n' in script
+    assert f'target_dir="${{WORK:-}}"/{trainee_account.username}\n' in script
     assert 'if [ -z "${WORK:-}" ]; then' in script
 
 

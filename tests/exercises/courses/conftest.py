@@ -31,6 +31,6 @@ def people(dev_profile, make_user):
     for who in ("trainee", "classmate"):
         Enrollment.objects.create(course=course, user=people[who])
     for who, mib in (("trainee", 100), ("classmate", 120)):
-        add_run(course, people[who], "1a", "tmp", mib)
+        add_run(people[who].cluster_account, course, "1a", "tmp", mib)
     people["course"] = course
     return people

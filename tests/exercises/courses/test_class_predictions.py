@@ -28,7 +28,7 @@ def test_the_projector_shows_how_the_class_predicted_beside_what_it_measured(
     course = people["course"]  # 1a on $TMPDIR: 100 and 120 MiB/s
     predict(people, "trainee", ["scratch", "tmp"])
     predict(people, "classmate", ["scratch", "tmp"])
-    add_run(course, people["trainee"], "1a", "scratch", 50)
+    add_run(people["trainee"].cluster_account, course, "1a", "scratch", 50)
     client.force_login(people["instructor"])
 
     page = client.get(f"/courses/{course.pk}/discussion/1a?view=large").content.decode()

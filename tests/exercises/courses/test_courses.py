@@ -97,7 +97,7 @@ def test_the_lab_shows_the_class_median_only_to_the_class(client, people, settin
 def test_each_exercise_is_discussed_with_its_own_figures(client, people, exercise, medians) -> None:
     course = people["course"]
     for mib in (30, 50):
-        add_run(course, people["classmate"], "2a", "scratch", mib)
+        add_run(people["classmate"].cluster_account, course, "2a", "scratch", mib)
     client.force_login(people["instructor"])
 
     page = client.get(f"/courses/{course.pk}/discussion/{exercise}").content.decode()
@@ -113,8 +113,8 @@ def test_each_exercise_is_discussed_with_its_own_figures(client, people, exercis
 def test_the_overview_shows_every_participant_and_flags_outliers(client, people) -> None:
     course = people["course"]
     for mib in (110, 115, 2000):
-        add_run(course, people["classmate"], "1a", "scratch", mib)
-    add_run(course, people["trainee"], "1a", "scratch", 5)
+        add_run(people["classmate"].cluster_account, course, "1a", "scratch", mib)
+    add_run(people["trainee"].cluster_account, course, "1a", "scratch", 5)
     client.force_login(people["instructor"])
 
     page = client.get(f"/courses/{course.pk}/overview?exercise=1a").content.decode()
@@ -157,7 +157,7 @@ def test_the_overview_reads_as_much_for_a_class_of_30_as_for_one_of_2(
     for n in range(28):
         trainee = make_user()
         Enrollment.objects.create(course=course, user=trainee)
-        run = add_run(course, people["trainee"], "1a", "scratch", 100 + n)
+        run = add_run(people["trainee"].cluster_account, course, "1a", "scratch", 100 + n)
         BenchmarkRun.objects.filter(pk=run.pk).update(user=trainee)  # no account each
     with django_assert_max_num_queries(15):
         large = client.get(url, headers=HTMX)
@@ -193,7 +193,7 @@ def test_a_formula_in_a_name_is_defused_in_the_csv(client, people, make_user) ->
     sneaky = make_user("sl-trainee8")
     sneaky.username = "=HYPERLINK(1)"
     sneaky.save()
-    add_run(course, sneaky, "1a", "tmp", 50)
+    add_run(sneaky.cluster_account, course, "1a", "tmp", 50)
     client.force_login(people["instructor"])
 
     text = client.get(f"/courses/{course.pk}/export.csv").content.decode()
@@ -345,9 +345,13 @@ def test_my_panel_takes_in_the_class_results_every_refresh_not_every_move(
     settings.CLASS_REFRESH_SECONDS = 3600
     course, classmate = people["course"], people["classmate"]
     client.force_login(people["trainee"])
-    add_run(course, people["trainee"], "1a", "scratch", None, status=RunStatus.RUNNING)
+    add_run(
+        people["trainee"].cluster_account, course, "1a", "scratch", None, status=RunStatus.RUNNING
+    )
     etag = client.get("/lab/1a/", headers=HTMX)["ETag"]
-    theirs = add_run(course, classmate, "1a", "scratch", None, status=RunStatus.PENDING)
+    theirs = add_run(
+        classmate.cluster_account, course, "1a", "scratch", None, status=RunStatus.PENDING
+    )
     BenchmarkRun.objects.filter(pk=theirs.pk).update(
         status=RunStatus.RUNNING, updated_at=timezone.now()
     )
@@ -383,7 +387,7 @@ def test_one_impossible_figure_in_the_database_breaks_no_page_or_export(
     settings.CLASS_REFRESH_SECONDS = 0  # the lab's class figures as they are now
     course, classmate = people["course"], people["classmate"]
     for bad in (float("nan"), float("inf"), -5.0, 1e20):
-        run = add_run(course, classmate, "1a", "tmp", 1)
+        run = add_run(classmate.cluster_account, course, "1a", "tmp", 1)
         RunResult.objects.filter(run=run).update(write_bytes_per_s=bad, write_iops=bad)
 
     client.force_login(people["instructor"])
@@ -407,13 +411,13 @@ def test_one_impossible_figure_in_the_database_breaks_no_page_or_export(
 def test_the_export_has_mdtests_rates_and_a_read_back_figure(client, people) -> None:
     course = people["course"]
     course.exercises.add(course.profile.exercises.get(key="6"))
-    metadata = add_run(course, people["trainee"], "6", "tmp", None)
+    metadata = add_run(people["trainee"].cluster_account, course, "6", "tmp", None)
     RunResult.objects.create(
         run=metadata, engine="mdtest", processes=8, create_ops_s=5208.28, stat_ops_s=29409.1,
         read_ops_s=36436.6, remove_ops_s=12140.6,
     )  # fmt: skip
     BenchmarkRun.objects.filter(pk=metadata.pk).update(engine="mdtest")
-    read_back = add_run(course, people["classmate"], "1a", "scratch", 50)
+    read_back = add_run(people["classmate"].cluster_account, course, "1a", "scratch", 50)
     RunResult.objects.filter(run=read_back).update(read_bytes_per_s=200 * 2**20)
     client.force_login(people["instructor"])
 
@@ -438,13 +442,13 @@ def test_a_metadata_exercise_shows_the_class_median_rates_not_a_bandwidth_chart(
     course = people["course"]
     course.exercises.add(course.profile.exercises.get(key="6"))
     for who, creates in (("trainee", 5000.0), ("classmate", 7000.0)):
-        run = add_run(course, people[who], "6", "tmp", None)
+        run = add_run(people[who].cluster_account, course, "6", "tmp", None)
         RunResult.objects.create(
             run=run, engine="mdtest", processes=8, create_ops_s=creates, stat_ops_s=29409.1
         )
     # A row no mdtest can have written (stored by hand, or before parsers refused one):
     # beyond 10^8 creates per second and process. It counts in no median, no run count.
-    forged = add_run(course, people["trainee"], "6", "tmp", None)
+    forged = add_run(people["trainee"].cluster_account, course, "6", "tmp", None)
     RunResult.objects.create(run=forged, engine="mdtest", processes=8, create_ops_s=1e12)
     client.force_login(people["instructor"])
 
@@ -470,7 +474,9 @@ def test_with_my_runs_done_the_panel_follows_the_class_until_its_last_run_ends(
     run going, and stops with the class's last run; outside a course it stops at once."""
     settings.CLASS_REFRESH_SECONDS = 1
     course = people["course"]
-    theirs = add_run(course, people["classmate"], "1a", "tmp", None, RunStatus.RUNNING)
+    theirs = add_run(
+        people["classmate"].cluster_account, course, "1a", "tmp", None, RunStatus.RUNNING
+    )
     client.force_login(people["trainee"])
     time.sleep(1.1)  # a class refresh since the course's runs
 

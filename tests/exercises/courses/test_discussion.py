@@ -36,7 +36,7 @@ def test_it_refreshes_its_figures_when_the_class_moves(client, people) -> None:
     url, headers = poll_url(page), HTMX | poll_headers(page)
     assert client.get(url, headers=headers).status_code == 304
 
-    add_run(course, people["classmate"], "1a", "tmp", 400)
+    add_run(people["classmate"].cluster_account, course, "1a", "tmp", 400)
     fresh = client.get(url, headers=headers).content.decode()
 
     chart = json.loads(re.search(r'id="class-1a"[^>]*>(.*?)</script>', fresh, re.S)[1])
@@ -49,8 +49,8 @@ def test_it_refreshes_its_figures_when_the_class_moves(client, people) -> None:
 def test_a_closed_course_is_discussed_without_polling(client, people) -> None:
     course = people["course"]
     client.force_login(people["instructor"])
-    client.post(f"/courses/{course.pk}/close")
-    add_run(course, people["trainee"], "1a", "tmp", None, status=RunStatus.FAILED)
+    client.post(f"/courses/{course.pk}/close", {"confirmed": "yes"})
+    add_run(people["trainee"].cluster_account, course, "1a", "tmp", None, status=RunStatus.FAILED)
 
     page = client.get(f"/courses/{course.pk}/discussion/1a").content.decode()
 

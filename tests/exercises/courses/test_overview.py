@@ -60,7 +60,7 @@ def big_class(dev_profile, people):
 def test_a_cell_is_the_trainees_median_with_its_run_count(client, people) -> None:
     course, trainee = people["course"], people["trainee"]
     for mib in (100, 120, 500):
-        add_run(course, trainee, "1a", "scratch", mib)
+        add_run(trainee.cluster_account, course, "1a", "scratch", mib)
     client.force_login(people["instructor"])
 
     page, _, _ = overview(client, course, "1a")
@@ -90,9 +90,9 @@ def test_each_trainee_is_counted_once_per_exercise_where_they_stand(
         Enrollment.objects.create(course=course, user=trainee)
         for target, what in runs:
             if isinstance(what, int):
-                add_run(course, trainee, "1a", target, what)
+                add_run(trainee.cluster_account, course, "1a", target, what)
             else:
-                add_run(course, trainee, "1a", target, None, status=what)
+                add_run(trainee.cluster_account, course, "1a", target, None, status=what)
     client.force_login(people["instructor"])
 
     page, _, _ = overview(client, course, "1a")
@@ -120,7 +120,7 @@ def test_it_opens_on_the_exercise_the_class_is_on(client, people) -> None:
 
     _, first, _ = overview(client, course)
     for who in ("trainee", "classmate"):
-        add_run(course, people[who], "1a", "scratch", 90)
+        add_run(people[who].cluster_account, course, "1a", "scratch", 90)
     page, then, _ = overview(client, course)
 
     assert first.endswith("?exercise=1a")  # nobody has run 1a on $SCRATCH yet
@@ -150,7 +150,7 @@ def test_the_chosen_exercise_is_kept_after_an_action(client, big_class) -> None:
     client.force_login(course.instructors.get())
     overview(client, course, "2a")
 
-    answer = client.post(f"/courses/{course.pk}/close")
+    answer = client.post(f"/courses/{course.pk}/close", {"confirmed": "yes"})
     page = client.get(answer["Location"]).content.decode()
 
     assert answer["Location"] == f"/courses/{course.pk}/overview"
@@ -201,7 +201,9 @@ def test_a_poll_from_a_version_it_does_not_know_brings_every_row(client, people)
     client.force_login(people["instructor"])
     _, url, headers = overview(client, course)
     stamp = headers["If-None-Match"].strip('"').partition("/")[0]
-    add_run(course, people["trainee"], "1a", "scratch", None, status=RunStatus.PENDING)
+    add_run(
+        people["trainee"].cluster_account, course, "1a", "scratch", None, status=RunStatus.PENDING
+    )
 
     body = client.get(url, headers=HTMX | {"If-None-Match": f'"{stamp}/forgotten"'})
 
@@ -214,7 +216,7 @@ def test_an_edited_or_closed_course_reloads_the_open_overview(client, people) ->
     client.force_login(people["instructor"])
     _, url, headers = overview(client, course)
 
-    client.post(f"/courses/{course.pk}/close")
+    client.post(f"/courses/{course.pk}/close", {"confirmed": "yes"})
 
     assert client.get(url, headers=headers)["HX-Refresh"] == "true"
 
@@ -225,7 +227,7 @@ def test_an_unchanged_overview_is_answered_with_304_and_a_reset_is_not(client, p
     _, url, headers = overview(client, course)
     assert client.get(url, headers=headers).status_code == 304
 
-    run = add_run(course, trainee, "1a", "scratch", None, status=RunStatus.PENDING)
+    run = add_run(trainee.cluster_account, course, "1a", "scratch", None, status=RunStatus.PENDING)
     moved = client.get(url, headers=headers)
     assert moved.status_code == 200 and "pending" in moved.content.decode()
     headers = HTMX | poll_headers(moved.content.decode())
@@ -237,7 +239,7 @@ def test_an_unchanged_overview_is_answered_with_304_and_a_reset_is_not(client, p
 
 def test_a_name_in_the_grid_leads_to_the_trainees_runs_and_actions(client, people) -> None:
     course, trainee = people["course"], people["trainee"]
-    add_run(course, trainee, "1a", "scratch", None, status=RunStatus.FAILED)
+    add_run(trainee.cluster_account, course, "1a", "scratch", None, status=RunStatus.FAILED)
     BenchmarkRun.objects.filter(status=RunStatus.FAILED).update(status_reason="Disk quota exceeded")
     client.force_login(people["instructor"])
     url = f"/courses/{course.pk}/participants/{trainee.pk}/"

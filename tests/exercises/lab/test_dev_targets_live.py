@@ -54,10 +54,10 @@ def needs_loop_devices() -> None:
 
 
 def test_home_is_a_sync_mounted_image_capped_as_its_page_says(
-    needs_loop_devices, dev_profile, cluster_account
+    needs_loop_devices, dev_profile, cluster_username
 ) -> None:
     home = target(dev_profile, "home")
-    mount = mount_of(home.directory_for(cluster_account))
+    mount = mount_of(home.directory_for(cluster_username))
 
     assert "sync,dirsync" in home.summary
     assert mount["fstype"] == "ext4" and mount["target"] == "/srv/storagelab/home"
@@ -98,10 +98,10 @@ def cap_of(loop: str, what: str = "iops") -> dict[str, str]:
 
 
 def test_global_is_an_image_straight_to_the_disk_capped_in_requests_as_its_page_says(
-    needs_loop_devices, dev_profile, cluster_account
+    needs_loop_devices, dev_profile, cluster_username
 ) -> None:
     global_ = target(dev_profile, "global")
-    mount = mount_of(global_.directory_for(cluster_account))
+    mount = mount_of(global_.directory_for(cluster_username))
 
     assert mount["fstype"] == "ext4" and mount["target"] == "/srv/storagelab/global"
     assert loop_field(mount["source"], "BACK-FILE").endswith("/storage/global.img")
@@ -115,10 +115,10 @@ def test_global_is_an_image_straight_to_the_disk_capped_in_requests_as_its_page_
 
 
 def test_scratch_is_an_image_without_journal_mounted_nobarrier(
-    needs_loop_devices, dev_profile, cluster_account
+    needs_loop_devices, dev_profile, cluster_username
 ) -> None:
     scratch = target(dev_profile, "scratch")
-    mount = mount_of(scratch.directory_for(cluster_account))
+    mount = mount_of(scratch.directory_for(cluster_username))
 
     assert scratch.filesystem.startswith("ext4, no journal, nobarrier")
     assert mount["fstype"] == "ext4" and mount["target"] == "/srv/storagelab/scratch"
@@ -135,10 +135,10 @@ def test_scratch_is_an_image_without_journal_mounted_nobarrier(
 
 
 def test_tmpdir_is_a_tmpfs_of_the_accounts_own_as_big_as_its_quota(
-    dev_profile, cluster_account
+    dev_profile, cluster_username
 ) -> None:
     tmp = target(dev_profile, "tmp")
-    directory = tmp.directory_for(cluster_account)
+    directory = tmp.directory_for(cluster_username)
     mount = mount_of(directory)
 
     assert mount["fstype"] == "tmpfs" and mount["target"] == directory

@@ -87,7 +87,7 @@ def test_an_exercise_not_in_the_profile_is_a_clear_404(client, lab_user) -> None
 
 def test_runs_beyond_the_cap_wait_for_a_free_slot(client, lab_user, dev_profile, settings) -> None:
     settings.MAX_ACTIVE_RUNS_PER_USER = 3
-    make_runs(lab_user, dev_profile, 2, status=RunStatus.RUNNING)
+    make_runs(lab_user.cluster_account, dev_profile, 2, status=RunStatus.RUNNING)
     client.force_login(lab_user)
 
     start(client, "home", "tmp")
@@ -110,7 +110,7 @@ def test_the_runs_panel_polls_while_runs_are_active_and_then_stops(
     client, lab_user, dev_profile
 ) -> None:
     client.force_login(lab_user)
-    make_runs(lab_user, dev_profile, 1, status=RunStatus.RUNNING)
+    make_runs(lab_user.cluster_account, dev_profile, 1, status=RunStatus.RUNNING)
     headers = {"HX-Request": "true", "HX-Target": "runs-panel"}
 
     polling = client.get("/lab/1a/", headers=headers)
@@ -127,7 +127,7 @@ def test_runs_that_only_wait_are_looked_at_less_often_until_one_changes(
 ) -> None:
     """A thousand trainees whose runs wait for a node would poll 500 times a second."""
     client.force_login(lab_user)
-    make_runs(lab_user, dev_profile, 1, status=RunStatus.PENDING)
+    make_runs(lab_user.cluster_account, dev_profile, 1, status=RunStatus.PENDING)
     headers = {"HX-Request": "true", "HX-Target": "runs-panel"}
     just_started = client.get("/lab/1a/", headers=headers)
     BenchmarkRun.objects.update(updated_at=timezone.now() - timedelta(seconds=30))
@@ -148,7 +148,7 @@ def test_the_panel_goes_on_while_a_completed_runs_figure_is_being_read(
     """Slurm may say a run completed a moment before its output is read: the panel
     that stopped then would show "–" for good."""
     client.force_login(lab_user)
-    make_runs(lab_user, dev_profile, 1, status=RunStatus.RUNNING)
+    make_runs(lab_user.cluster_account, dev_profile, 1, status=RunStatus.RUNNING)
     run = BenchmarkRun.objects.get()
     run.result.delete()
     BenchmarkRun.objects.update(
@@ -167,7 +167,7 @@ def test_the_panel_goes_on_while_a_completed_runs_figure_is_being_read(
 def test_pages_stay_within_a_fixed_number_of_queries_with_1000_runs(
     client, lab_user, dev_profile, django_assert_max_num_queries
 ) -> None:
-    make_runs(lab_user, dev_profile, 1000)
+    make_runs(lab_user.cluster_account, dev_profile, 1000)
     run = BenchmarkRun.objects.filter(user=lab_user).first()
     client.force_login(lab_user)
 
@@ -178,7 +178,8 @@ def test_pages_stay_within_a_fixed_number_of_queries_with_1000_runs(
 
 
 def test_the_comparison_shows_my_median_and_mb_beside_mib(client, lab_user, dev_profile) -> None:
-    make_runs(lab_user, dev_profile, 4)  # 100..103 MiB/s over home, global, scratch, tmp
+    # 100..103 MiB/s over home, global, scratch, tmp
+    make_runs(lab_user.cluster_account, dev_profile, 4)
     client.force_login(lab_user)
 
     page = client.get("/lab/1a/").content.decode()
@@ -188,7 +189,7 @@ def test_the_comparison_shows_my_median_and_mb_beside_mib(client, lab_user, dev_
 
 def test_an_unchanged_runs_panel_is_answered_with_304(client, lab_user, dev_profile) -> None:
     client.force_login(lab_user)
-    make_runs(lab_user, dev_profile, 1, status=RunStatus.RUNNING)
+    make_runs(lab_user.cluster_account, dev_profile, 1, status=RunStatus.RUNNING)
     headers = {"HX-Request": "true", "HX-Target": "runs-panel"}
     first = client.get("/lab/1a/", headers=headers)
     etag = first["ETag"]
@@ -226,7 +227,7 @@ def test_an_unchanged_runs_panel_costs_one_query_besides_the_login(
     client, lab_user, dev_profile, django_assert_num_queries
 ) -> None:
     client.force_login(lab_user)
-    make_runs(lab_user, dev_profile, 1, status=RunStatus.RUNNING)
+    make_runs(lab_user.cluster_account, dev_profile, 1, status=RunStatus.RUNNING)
     headers = {"HX-Request": "true", "HX-Target": "runs-panel"}
     etag = client.get("/lab/1a/", headers=headers)["ETag"]
 
@@ -238,7 +239,7 @@ def test_a_calibration_or_an_edited_reference_reaches_a_polling_panel_at_once(
     client, lab_user, dev_profile
 ) -> None:
     client.force_login(lab_user)
-    make_runs(lab_user, dev_profile, 1, status=RunStatus.RUNNING)
+    make_runs(lab_user.cluster_account, dev_profile, 1, status=RunStatus.RUNNING)
     scratch = dev_profile.targets.get(key="scratch")
     exercise = dev_profile.exercises.get(key="1a")
     headers = {"HX-Request": "true", "HX-Target": "runs-panel"}
@@ -273,7 +274,7 @@ def test_a_calibration_or_an_edited_reference_reaches_a_polling_panel_at_once(
 def test_the_site_rows_are_read_once_per_process_not_once_per_page(
     client, lab_user, dev_profile, django_assert_max_num_queries
 ) -> None:
-    make_runs(lab_user, dev_profile, 4)
+    make_runs(lab_user.cluster_account, dev_profile, 4)
     client.force_login(lab_user)
     first = client.get("/lab/1a/").content.decode()
 
@@ -290,7 +291,8 @@ def test_the_site_rows_are_read_once_per_process_not_once_per_page(
 def test_repeated_runs_are_dots_with_their_median_and_their_spread_in_the_table(
     client, lab_user, dev_profile
 ) -> None:
-    make_runs(lab_user, dev_profile, 12)  # three runs per target: 100+i MiB/s, i = 0..11
+    # three runs per target: 100+i MiB/s, i = 0..11
+    make_runs(lab_user.cluster_account, dev_profile, 12)
     client.force_login(lab_user)
 
     page = client.get("/lab/1a/").content.decode()
@@ -380,7 +382,7 @@ def test_a_run_not_yet_completed_shows_no_figure_beside_its_status(
     client, lab_user, dev_profile
 ) -> None:
     """A result can arrive before the sync sees the job end: no figure until then."""
-    make_runs(lab_user, dev_profile, 1, status=RunStatus.RUNNING)
+    make_runs(lab_user.cluster_account, dev_profile, 1, status=RunStatus.RUNNING)
     client.force_login(lab_user)
 
     page = client.get("/lab/1a/").content.decode()

@@ -37,7 +37,7 @@ def test_a_figure_shows_with_its_runs_completed_status_not_before(
     settings.CLASS_REFRESH_SECONDS = 3600
     course, trainee = trainee_in_a_course
     # The job has posted its output (812.3 MiB/s); Slurm still says it runs.
-    run = add_run(course, trainee, "1a", "tmp", 812.3, status=RunStatus.RUNNING)
+    run = add_run(trainee.cluster_account, course, "1a", "tmp", 812.3, status=RunStatus.RUNNING)
     client = Client()
     client.force_login(trainee)
 
@@ -62,11 +62,11 @@ def test_a_classmates_figure_waits_for_the_class_refresh_mine_does_not(
     course, trainee = trainee_in_a_course
     classmate = make_user("sl-trainee6")
     Enrollment.objects.create(course=course, user=classmate)
-    add_run(course, classmate, "1a", "scratch", 555.5)
+    add_run(classmate.cluster_account, course, "1a", "scratch", 555.5)
     client = Client()
     client.force_login(trainee)
 
     assert "555.5" not in client.get("/lab/1a/").content.decode()  # until the refresh
-    add_run(course, trainee, "1a", "tmp", 777.7)
+    add_run(trainee.cluster_account, course, "1a", "tmp", 777.7)
     lab = text_of(client.get("/lab/1a/").content.decode())
     assert lab.count("777.7") >= 3 and "555.5" not in lab

@@ -59,7 +59,7 @@ def test_after_the_first_run_the_prediction_stays_as_it_was(
 ) -> None:
     client.force_login(trainee)
     client.post("/lab/1a/prediction", SLOWEST_FIRST)
-    make_runs(trainee, dev_profile, 4)
+    make_runs(trainee.cluster_account, dev_profile, 4)
 
     answer = client.post(
         "/lab/1a/prediction", SLOWEST_FIRST | {"place_1": "tmp", "place_4": "home"}
@@ -74,7 +74,7 @@ def test_after_the_first_run_the_prediction_stays_as_it_was(
 def test_the_runs_say_where_the_prediction_missed(client: Client, trainee, dev_profile) -> None:
     client.force_login(trainee)
     client.post("/lab/1a/prediction", SLOWEST_FIRST)
-    make_runs(trainee, dev_profile, 4)
+    make_runs(trainee.cluster_account, dev_profile, 4)
 
     page = client.get("/lab/1a/").content.decode()
 
@@ -88,7 +88,7 @@ def test_a_right_guess_is_told_so(client: Client, trainee, dev_profile) -> None:
     client.force_login(trainee)
     fastest_first = {"place_1": "tmp", "place_2": "scratch", "place_3": "global", "place_4": "home"}
     client.post("/lab/1a/prediction", fastest_first)
-    make_runs(trainee, dev_profile, 4)
+    make_runs(trainee.cluster_account, dev_profile, 4)
 
     page = client.get("/lab/1a/").content.decode()
 
@@ -109,7 +109,7 @@ def test_figures_guessed_on_a_log_scale_are_set_beside_the_runs(
     before = client.get("/lab/1a/").content.decode()
     assert '<option value="1000" selected>1,000 MiB/s</option>' in before  # kept to change
 
-    make_runs(trainee, dev_profile, 4)
+    make_runs(trainee.cluster_account, dev_profile, 4)
     page = client.get("/lab/1a/").content.decode()
 
     table = page[page.index('id="guesses"') :].split("</table>")[0]
@@ -134,7 +134,7 @@ def test_a_figure_off_the_scale_is_refused(client: Client, trainee) -> None:
 def test_without_a_prediction_the_runs_page_says_nothing_of_one(
     client: Client, trainee, dev_profile
 ) -> None:
-    make_runs(trainee, dev_profile, 4)
+    make_runs(trainee.cluster_account, dev_profile, 4)
     client.force_login(trainee)
 
     page = client.get("/lab/1a/").content.decode()
@@ -199,7 +199,7 @@ def test_a_trainee_who_ran_it_before_the_course_asked_is_not_held_back(
 ) -> None:
     from exercises.lab.start import start_runs  # noqa: PLC0415
 
-    make_runs(trainee, asking_course.profile, 1)  # before the course asked
+    make_runs(trainee.cluster_account, asking_course.profile, 1)  # before the course asked
 
     runs = start_runs(
         trainee, asking_course.exercises.get(key="1a"), list(asking_course.targets.all())

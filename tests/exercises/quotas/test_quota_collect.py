@@ -27,8 +27,8 @@ TMPFS_ROOT = Path(os.getenv("STORAGELAB_TMPFS_ROOT", "/dev/shm/storagelab"))
 
 
 @pytest.fixture
-def account(make_cluster_account, make_user, dev_profile) -> ClusterAccount:
-    return make_user(make_cluster_account()).cluster_account
+def account(make_cluster_username, make_user, dev_profile) -> ClusterAccount:
+    return make_user(make_cluster_username()).cluster_account
 
 
 def write(path: Path, size: int) -> None:
@@ -78,25 +78,25 @@ def test_a_missing_directory_is_unknown_not_empty(account, dev_profile) -> None:
 
 @pytest.mark.django_db(transaction=True)
 def test_a_real_benchmark_job_leaves_nothing_on_the_users_quota(
-    live_portal, sync_loop, dev_profile, trainee
+    live_portal, sync_loop, dev_profile, trainee_account
 ) -> None:
     """The job removes its run directory (the 64 MiB fio wrote) and, once the portal
     has its output, its Slurm output file: the collector counts nothing afterwards."""
     scratch = dev_profile.targets.get(key="scratch")
-    directory = DISK_ROOT / "scratch" / trainee.username
+    directory = DISK_ROOT / "scratch" / trainee_account.username
     (directory / "notes.txt").write_text("a file of the user's own\n")
-    collect_all(dev_profile, [trainee], target_key="scratch")
-    before = quota_of(trainee, "scratch")
+    collect_all(dev_profile, [trainee_account], target_key="scratch")
+    before = quota_of(trainee_account, "scratch")
     assert before.files_used == 1 and before.bytes_used > 0
     exercise = dev_profile.exercises.get(key="1a")
-    run = start_run(trainee, scratch, exercise.workload, time_limit_minutes=2)
+    run = start_run(trainee_account, scratch, exercise.workload, time_limit_minutes=2)
 
     (run,) = follow(run)
-    collect_all(dev_profile, [trainee], target_key="scratch")
+    collect_all(dev_profile, [trainee_account], target_key="scratch")
 
     assert run.status == "completed" and run.result_received_at is not None
     assert [p.name for p in directory.iterdir()] == ["notes.txt"]
-    after = quota_of(trainee, "scratch")
+    after = quota_of(trainee_account, "scratch")
     assert (after.files_used, after.bytes_used) == (before.files_used, before.bytes_used)
 
 

@@ -178,7 +178,7 @@ def test_quota_rounds_go_to_their_own_queue_and_runs_to_the_default_one() -> Non
 
 @pytest.mark.django_db(transaction=True)
 def test_a_quota_round_stuck_on_a_hung_mount_never_holds_up_a_submission(
-    live_portal, dev_profile, trainee, tools, tmp_path, settings
+    live_portal, dev_profile, trainee_account, tools, tmp_path, settings
 ) -> None:
     """The live worker of runs (the tests' worker, queue "celery") submits while the quota
     worker (a real one, queue "quotas") waits on a hung `lfs`."""
@@ -195,7 +195,7 @@ def test_a_quota_round_stuck_on_a_hung_mount_never_holds_up_a_submission(
             collect_quotas.delay()
             wait_until(lfs.exists, 20, "no quota worker ran lfs")
             target = dev_profile.targets.get(key="global")
-            run = start_run(trainee, target, small_workload(), time_limit_minutes=2)
+            run = start_run(trainee_account, target, small_workload(), time_limit_minutes=2)
             wait_until(lambda: submitted(run.pk), 8, "the run was not submitted")
             assert Path(f"/proc/{lfs.read_text().strip()}").exists(), "lfs no longer hung"
     finally:
