@@ -8,8 +8,11 @@ next login) keeps their place in the list and nothing of the instructor's: no
 overview, projector, export, change of the course or of its trainees. Enrolled in it,
 they still see the trainee's side."""
 
+from datetime import timedelta
+
 from django.contrib.auth.models import AbstractBaseUser
 from django.db.models import F, QuerySet
+from django.utils import timezone
 
 from exercises.catalogue.models import Exercise, StorageTarget
 from exercises.courses.models import Course, Enrollment
@@ -20,6 +23,10 @@ NO_LONGER_TEACHING = (
     "pages are closed to you. If you still teach it, ask the HPC support team to make you "
     "an instructor again."
 )
+
+
+# How long a trainee's lab says that a course of theirs closed.
+CLOSED_NOTICE_DAYS = 14
 
 
 def can_teach(user: AbstractBaseUser) -> bool:
@@ -83,3 +90,16 @@ def open_courses_for(
         if course.is_open:
             first.setdefault(course.target_id, course)
     return {target.pk: first.get(target.pk) for target in targets}
+
+
+def lately_closed_for(user: AbstractBaseUser) -> list[Course]:
+    """The courses `user` joined that closed within CLOSED_NOTICE_DAYS, newest first:
+    their runs no longer count for them, and their lab says so."""
+    now = timezone.now()
+    return list(
+        Course.objects.filter(
+            enrollments__user=user,
+            closes_at__lte=now,
+            closes_at__gt=now - timedelta(days=CLOSED_NOTICE_DAYS),
+        ).order_by("-closes_at")
+    )

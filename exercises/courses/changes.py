@@ -2,7 +2,8 @@
 and who is in it: cancel a trainee's runs, reset them (their runs leave the course's
 figures) or remove them (and their enrolment), each undone within UNDO_SECONDS.
 
-A reset or a removal asks first, on a page of its own, saying what it will do. What
+A reset, a removal or closing the course asks first, on a page of its own, saying
+what it will do. What
 it did is kept in the instructor's session, signed and dated, so "Undo" puts back
 exactly those runs (and the enrolment), and only within the time."""
 
@@ -108,9 +109,13 @@ def course_undo(request: HttpRequest, pk: int) -> HttpResponse:
 @login_required
 def course_change(request: HttpRequest, pk: int, change: str) -> HttpResponse:
     """Close the course (no run counts for it any more, nobody joins; its figures
-    stay), open it again, or give it a new join code (the old one joins nobody)."""
+    stay; it asks first), open it again, or give it a new join code (the old one joins
+    nobody)."""
     course = access.course_for_instructor(request.user, pk)
     now = timezone.now()
+    if change == "close" and request.POST.get("confirmed") != "yes":
+        ctx = {"course": course, "trainees": course.enrollments.count()}
+        return render(request, "courses/course_close_confirm.html", ctx)
     if change == "close":
         course.closes_at = now
         said = f"{course.title} is closed: no new run counts for it; its figures stay."

@@ -94,7 +94,7 @@ def test_a_closed_course_takes_no_run_and_no_one_joins_until_it_opens_again(clie
     course = people["course"]
     client.force_login(people["instructor"])
 
-    client.post(f"/courses/{course.pk}/close")
+    client.post(f"/courses/{course.pk}/close", {"confirmed": "yes"})
 
     course.refresh_from_db()
     assert not course.is_open

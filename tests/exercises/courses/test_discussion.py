@@ -49,7 +49,7 @@ def test_it_refreshes_its_figures_when_the_class_moves(client, people) -> None:
 def test_a_closed_course_is_discussed_without_polling(client, people) -> None:
     course = people["course"]
     client.force_login(people["instructor"])
-    client.post(f"/courses/{course.pk}/close")
+    client.post(f"/courses/{course.pk}/close", {"confirmed": "yes"})
     add_run(people["trainee"].cluster_account, course, "1a", "tmp", None, status=RunStatus.FAILED)
 
     page = client.get(f"/courses/{course.pk}/discussion/1a").content.decode()

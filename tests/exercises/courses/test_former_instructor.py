@@ -142,7 +142,7 @@ def test_a_current_instructor_still_exports_resets_cancels_and_closes(client, pe
     assert client.post(f"{at}/cancel", {"confirmed": "yes"}).status_code == 302
     assert client.post(f"{at}/reset", {"confirmed": "yes"}).status_code == 302
     assert not BenchmarkRun.objects.filter(course=course, user=trainee).exists()
-    assert client.post(f"/courses/{course.pk}/close").status_code == 302
+    assert client.post(f"/courses/{course.pk}/close", {"confirmed": "yes"}).status_code == 302
     course.refresh_from_db()
     assert not course.is_open
 

@@ -150,7 +150,7 @@ def test_the_chosen_exercise_is_kept_after_an_action(client, big_class) -> None:
     client.force_login(course.instructors.get())
     overview(client, course, "2a")
 
-    answer = client.post(f"/courses/{course.pk}/close")
+    answer = client.post(f"/courses/{course.pk}/close", {"confirmed": "yes"})
     page = client.get(answer["Location"]).content.decode()
 
     assert answer["Location"] == f"/courses/{course.pk}/overview"
@@ -216,7 +216,7 @@ def test_an_edited_or_closed_course_reloads_the_open_overview(client, people) ->
     client.force_login(people["instructor"])
     _, url, headers = overview(client, course)
 
-    client.post(f"/courses/{course.pk}/close")
+    client.post(f"/courses/{course.pk}/close", {"confirmed": "yes"})
 
     assert client.get(url, headers=headers)["HX-Refresh"] == "true"
 

@@ -171,8 +171,9 @@ def test_pages_stay_within_a_fixed_number_of_queries_with_1000_runs(
     run = BenchmarkRun.objects.filter(user=lab_user).first()
     client.force_login(lab_user)
 
-    # The lab page's eleventh: whether my latest runs show the exercise's lesson.
-    for url, budget in (("/lab/", 8), ("/lab/1a/", 11), (f"/jobs/runs/{run.key}/", 6)):
+    # The lab page's eleventh: whether my latest runs show the exercise's lesson; the
+    # lab's pages' last: the courses of mine that closed lately (closed_courses_notice).
+    for url, budget in (("/lab/", 9), ("/lab/1a/", 12), (f"/jobs/runs/{run.key}/", 6)):
         with django_assert_max_num_queries(budget):
             assert client.get(url).status_code == 200
 
@@ -279,9 +280,9 @@ def test_the_site_rows_are_read_once_per_process_not_once_per_page(
     first = client.get("/lab/1a/").content.decode()
 
     # The session, the user, the panel's state (my prediction with it), my runs, my
-    # figures and my latest runs for the lesson; the class's come from the cache, the
-    # site's targets and references from the process.
-    with django_assert_max_num_queries(6):
+    # figures, my latest runs for the lesson and my courses that closed lately; the
+    # class's come from the cache, the site's targets and references from the process.
+    with django_assert_max_num_queries(7):
         again = client.get("/lab/1a/").content.decode()
     compared = "<h2>Compared</h2>"
     assert compared in again
