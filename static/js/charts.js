@@ -8,7 +8,7 @@
 // one marker per target. Series sit side by side within a column.
 (function () {
   // One colour per series on every page (exercises/catalogue/figures.py: SERIES):
-  // "Class runs" is the same orange on the trainee's lab and the projector.
+  // the class (each trainee's median) is the same orange on the lab and the projector.
   const colours = { mine: "#1f5fa8", class: "#8a5a00", reference: "#1d7a3a", measured: "#7a3a8a" };
   const width = 0.6; // of a column, shared by its series
 
