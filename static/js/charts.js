@@ -97,10 +97,11 @@
 
   // The decades from just below the lowest figure to just above the highest: the
   // axis's ends, and a labelled tick at each, so every dot has a decade on each side.
+  // Before any figure, 1 to 1,000, still labelled by decade.
   function decades(ys) {
-    if (!ys.length) return {};
-    const low = Math.floor(Math.log10(Math.min(...ys) / 1.2));
-    const high = Math.max(Math.ceil(Math.log10(Math.max(...ys) * 1.2)), low + 1);
+    const low = ys.length ? Math.floor(Math.log10(Math.min(...ys) / 1.2)) : 0;
+    const top = ys.length ? Math.ceil(Math.log10(Math.max(...ys) * 1.2)) : 3;
+    const high = Math.max(top, low + 1);
     const ticks = [];
     for (let p = low; p <= high; p++) ticks.push({ value: 10 ** p });
     return { min: 10 ** low, max: 10 ** high, ticks };
@@ -148,7 +149,7 @@
             min: axis.min,
             max: axis.max,
             afterBuildTicks: (scale) => {
-              if (axis.ticks) scale.ticks = axis.ticks;
+              scale.ticks = axis.ticks;
             },
             ticks: { autoSkip: false, callback: (value) => decadeLabel(value) },
             title: { display: true, text: "write MiB/s (log scale)" },

@@ -143,7 +143,12 @@ def unpublished_note(tables: Iterable) -> SafeString | str:
     keys = list(dict.fromkeys(row.exercise.key for rows in bare for row in rows))
     if not keys:
         return ""
-    named = f"exercise {keys[0]}" if len(keys) == 1 else f"exercises {_listed(keys)}"
+    if len(keys) == 1:
+        named = f"exercise {keys[0]}"
+    elif len(bare) == len([t for t in tables if t.get("rates") is None]):
+        named = "any exercise on this page"  # every table: no list of them all
+    else:
+        named = f"exercises {_listed(keys)}"
     return format_html(
         '<p class="muted sources" id="unpublished">The site has published no reference '
         "figures for {}, so no column shows them; what the site measured itself, its last "

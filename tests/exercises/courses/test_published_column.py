@@ -38,6 +38,7 @@ def test_the_lab_leaves_the_empty_column_out_and_says_why_once(client, people) -
     assert page.count(WHY) == 1 and f"{WHY} exercise 1a, so no column shows them" in page
     target = client.get("/storage/tmp/").content.decode()
     assert COLUMN not in target and target.count(WHY) == 1
+    assert f"{WHY} any exercise on this page" in target  # not a list of all fifteen
 
 
 def test_a_published_figure_brings_the_column_back_without_the_sentence(
