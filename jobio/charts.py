@@ -1,6 +1,6 @@
 """The profile as the check page draws it (static/js/jobio.js) and tabulates it."""
 
-from exercises.advisor.profile import SIZE_BINS, IOProfile
+from exercises.advisor.io_profile import SIZE_BINS, IOProfile
 from portal.units import MiB
 
 

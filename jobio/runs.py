@@ -23,7 +23,7 @@ from django.db import transaction
 from django.db.models import F, Q
 from django.utils import dateformat, timezone
 
-from exercises.advisor.profile import IOProfile
+from exercises.advisor.io_profile import IOProfile
 from jobio import checks
 from jobio.models import RunLog
 from jobio.sandbox import LogUnreadable, parse_run_logs

@@ -29,8 +29,8 @@ from pathlib import Path
 
 from django.conf import settings
 
-from exercises.advisor.profile import IOProfile
-from jobio.profile import CUT_SHORT, LogUnreadable
+from exercises.advisor.io_profile import IOProfile
+from jobio.darshan import CUT_SHORT, LogUnreadable
 from portal import accounts
 from portal.children import run_bounded
 from portal.units import MiB
@@ -238,7 +238,7 @@ CHILD = """
 from pathlib import Path
 READ = lambda: read_profile(Path("/proc/self/fd/0"))
 try:
-    from jobio.profile import LogUnreadable, read_profile, read_run_logs
+    from jobio.darshan import LogUnreadable, read_profile, read_run_logs
     import darshan.backend.cffi_backend
 # Out of memory in the import machinery itself, Python raises a bare SystemError.
 except (ImportError, MemoryError, OSError, SystemError) as e:

@@ -9,7 +9,7 @@ from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_POST
 
 from exercises.advisor.facts import advice_for
-from exercises.advisor.profile import IOProfile
+from exercises.advisor.io_profile import IOProfile
 from exercises.catalogue.profiles import active_profile
 from jobio import checks, runs
 from jobio.charts import chart_data, size_rows

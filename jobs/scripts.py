@@ -44,7 +44,7 @@ def comment_safe(text: str) -> str:
 
 
 # At most this many logs are sent (a process each, and the one that started them):
-# jobio/profile.py reads no more (RUN_LOGS_MAX).
+# jobio/darshan.py reads no more (RUN_LOGS_MAX).
 DARSHAN_LOGS_MAX = 16
 # A run directory Darshan's configuration can name as a plain regular expression.
 PLAIN_PATH = re.compile(r"/[A-Za-z0-9/._-]+")

@@ -6,8 +6,8 @@ references; exercises/catalogue/site_figures.py)."""
 from collections.abc import Mapping
 
 from exercises.advisor import TargetFacts
+from exercises.advisor.io_profile import IOProfile
 from exercises.advisor.job import ExerciseShape, JobAdvice, advise_job
-from exercises.advisor.profile import IOProfile
 from exercises.catalogue import site_figures
 from exercises.catalogue.models import Exercise, Metric, SiteProfile
 from exercises.catalogue.profiles import active_profile

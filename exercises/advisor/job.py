@@ -1,4 +1,4 @@
-"""Advice from a job's real I/O (a Darshan profile, exercises/advisor/profile.py) instead
+"""Advice from a job's real I/O (a Darshan profile, exercises/advisor/io_profile.py) instead
 of a questionnaire: the profile becomes the advisor's Question, and the job is set
 beside the site's exercises to name the one it resembles and the speed-up the
 site's figures for that exercise promise.
@@ -12,8 +12,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from exercises.advisor import Access, Advice, FileShape, Question, TargetFacts, advise
+from exercises.advisor.io_profile import IOProfile
 from exercises.advisor.plan import keeper_of
-from exercises.advisor.profile import IOProfile
 from exercises.advisor.words import speed
 from portal.units import GiB, KiB, MiB, ratio_as_shown, times
 

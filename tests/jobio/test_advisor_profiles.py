@@ -7,8 +7,8 @@ from dataclasses import dataclass, replace
 import pytest
 
 from exercises.advisor import Access, FileShape
+from exercises.advisor.io_profile import IOProfile
 from exercises.advisor.job import ExerciseShape, advise_job, pattern_of, question_for
-from exercises.advisor.profile import IOProfile
 from tests.published import VSC3, in_mib_s, profile
 
 KiB, MiB, GiB = 2**10, 2**20, 2**30

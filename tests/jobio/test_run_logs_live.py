@@ -5,7 +5,7 @@ shows the profile Darshan recorded."""
 import pytest
 from django.conf import settings
 
-from exercises.advisor.profile import IOProfile
+from exercises.advisor.io_profile import IOProfile
 from jobs.engines import Pattern
 from jobs.submission import start_run
 from tests.runs import follow, profile_of, small_workload

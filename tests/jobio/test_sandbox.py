@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from exercises.advisor.profile import IOProfile
-from jobio.profile import LogUnreadable
+from exercises.advisor.io_profile import IOProfile
+from jobio.darshan import LogUnreadable
 from jobio.sandbox import (
     ANSWER_MAX_BYTES,
     PROJECT_DIR,

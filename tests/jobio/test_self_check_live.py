@@ -10,7 +10,7 @@ import pytest
 from django.conf import settings
 
 from exercises.advisor.facts import advice_for
-from exercises.advisor.profile import IOProfile
+from exercises.advisor.io_profile import IOProfile
 from exercises.catalogue.lessons import claims_of
 from jobio.models import RunLog
 from jobs.models import BenchmarkRun

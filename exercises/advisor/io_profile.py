@@ -1,7 +1,7 @@
 """A job's I/O, in the few figures the advisor needs: what its advice is made of.
 
 IOProfile is plain data (JSON in, JSON out) so a check can keep it and the advisor
-can read it without PyDarshan. Darshan logs become one in jobio/profile.py, the only
+can read it without PyDarshan. Darshan logs become one in jobio/darshan.py, the only
 place that opens a log, in a sandbox (jobio/sandbox.py).
 """
 

@@ -1,4 +1,4 @@
-"""A job's Darshan log read into an IOProfile (exercises/advisor/profile.py).
+"""A job's Darshan log read into an IOProfile (exercises/advisor/io_profile.py).
 
 read_profile() (a job's log) and read_run_logs() (a lab run's, one per process)
 are the only places that open a log with PyDarshan; call them through jobio.sandbox,
@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from exercises.advisor.profile import SIZE_BINS, IOProfile
+from exercises.advisor.io_profile import SIZE_BINS, IOProfile
 
 # Names Darshan gives to the standard streams: not files the job chose.
 STREAMS = {"<STDIN>", "<STDOUT>", "<STDERR>"}
