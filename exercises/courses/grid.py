@@ -12,7 +12,8 @@ import html
 import statistics
 from collections import Counter
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
+from functools import cached_property
 
 from django.urls import reverse
 from django.utils import timezone
@@ -51,9 +52,9 @@ class Cell:
     results: int = 0  # runs with a result (an mdtest run has no write figure)
     latest: str = ""  # the latest run's status
     latest_has_result: bool = False
-    latest_at: datetime | None = None
+    latest_at: float | None = None  # seconds since the epoch (CourseRun.created_at)
 
-    @property
+    @cached_property  # read for every cell by the counts, the rows and the help list
     def state(self) -> str:
         if self.latest == RunStatus.RUNNING:
             return "running"
@@ -112,7 +113,10 @@ def cells_of(runs: list[CourseRun]) -> Cells:
     """Every trainee's cells, from the course's runs, oldest first."""
     cells: Cells = {}
     for run in runs:
-        cell = cells.setdefault((run.user_id, run.exercise_id, run.target_id), Cell())
+        key = (run.user_id, run.exercise_id, run.target_id)
+        cell = cells.get(key)
+        if cell is None:
+            cell = cells[key] = Cell()
         has_result = run.result_id is not None
         if has_result:
             cell.results += 1
@@ -243,7 +247,7 @@ def needs_help(
     WAITING_HELP_MINUTES); who joined IDLE_HELP_MINUTES ago and have no run. Each
     list: its first HELP_SHOWN trainees (stuck longest first) and how many there are."""
     now = now or timezone.now()
-    waiting_since = now - timedelta(minutes=WAITING_HELP_MINUTES)
+    waiting_since = (now - timedelta(minutes=WAITING_HELP_MINUTES)).timestamp()
     idle_since = now - timedelta(minutes=IDLE_HELP_MINUTES)
     ran = {user_id for user_id, _, _ in cells}
     failed, waiting = [], []
@@ -257,7 +261,8 @@ def needs_help(
                 if cell.state == "failed" or (
                     cell.state == "waiting" and cell.latest_at < waiting_since
                 ):
-                    stuck[cell.state].append((cell.latest_at, f"{e.key} on {t.name}", cell))
+                    since = datetime.fromtimestamp(cell.latest_at, UTC)
+                    stuck[cell.state].append((since, f"{e.key} on {t.name}", cell))
         for kind, found in (("failed", failed), ("waiting", waiting)):
             if stuck[kind]:
                 found.append(_help(p, sorted(stuck[kind], key=lambda s: s[0])))
