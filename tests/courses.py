@@ -3,7 +3,7 @@
 from datetime import timedelta
 from random import Random
 
-from django.contrib.auth.models import User
+from django.contrib.auth.models import Permission, User
 from django.utils import timezone
 
 from exercises.courses.models import Course, Enrollment
@@ -12,6 +12,13 @@ from portal.models import ClusterAccount
 from tests.runs import make_run
 
 SECOND = timedelta(seconds=1)
+
+
+def make_instructor(make_user, cluster_username: str | None = None) -> User:
+    """A login that may teach (the make_user fixture's callable)."""
+    user = make_user(cluster_username)
+    user.user_permissions.add(Permission.objects.get(codename="teach_course"))
+    return user
 
 
 def make_course(profile, instructor, title: str) -> Course:

@@ -3,10 +3,9 @@ decade its dots use, written as people write numbers (10, 100, 1,000), and no le
 entry for a series with no figure."""
 
 import pytest
-from django.contrib.auth.models import Permission
 from playwright.sync_api import Page
 
-from tests.courses import add_run, make_course
+from tests.courses import add_run, make_course, make_instructor
 from tests.e2e.browser import ARTIFACTS, log_in
 
 # The drawn chart's y ticks as labelled and its legend's entries.
@@ -24,8 +23,7 @@ AXIS = """() => {
 def test_home_at_20_mib_s_has_its_decade_labelled_10_and_100(
     live_server, dev_profile, make_user, page: Page
 ) -> None:
-    instructor = make_user()
-    instructor.user_permissions.add(Permission.objects.get(codename="teach_course"))
+    instructor = make_instructor(make_user)
     trainee = make_user("sl-axes1")
     course = make_course(dev_profile, instructor, "Axes")
     course.targets.add(dev_profile.targets.get(key="home"))

@@ -3,12 +3,11 @@ then says since when it is closed, and the trainee's lab says their runs no long
 count for it."""
 
 import pytest
-from django.contrib.auth.models import Permission
 from django.utils import timezone
 from playwright.sync_api import Browser, expect
 
 from exercises.courses.models import Course, Enrollment
-from tests.courses import make_course
+from tests.courses import make_course, make_instructor
 from tests.e2e.browser import ARTIFACTS, log_in
 
 
@@ -16,8 +15,7 @@ from tests.e2e.browser import ARTIFACTS, log_in
 def test_an_instructor_closes_a_course_and_the_trainee_is_told(
     live_server, dev_profile, make_user, browser: Browser
 ) -> None:
-    instructor = make_user()
-    instructor.user_permissions.add(Permission.objects.get(codename="teach_course"))
+    instructor = make_instructor(make_user)
     trainee = make_user("sl-closing1")
     course = make_course(dev_profile, instructor, "Storage course")
     Enrollment.objects.create(course=course, user=trainee)

@@ -12,8 +12,7 @@ from exercises.catalogue.models import Metric
 from exercises.courses.models import Enrollment
 from exercises.lab.pages import lesson
 from jobs.models import BenchmarkRun
-from tests.courses import add_run, make_course
-from tests.exercises.courses.conftest import teacher
+from tests.courses import add_run, make_course, make_instructor
 
 pytestmark = pytest.mark.django_db
 
@@ -24,7 +23,7 @@ WRITTEN = ("2,097,152", "2097152")
 
 @pytest.fixture
 def course_with_an_impossible_run(dev_profile, make_user):
-    instructor = teacher(make_user)
+    instructor = make_instructor(make_user)
     trainee, classmate = make_user("sl-trainee5"), make_user("sl-trainee6")
     course = make_course(dev_profile, instructor, "One figure")
     for who in (trainee, classmate):

@@ -5,14 +5,8 @@ import pytest
 from django.test import Client
 
 from jobs.models import BenchmarkRun
-from tests.runs import make_run
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def run(make_user, disk_target) -> BenchmarkRun:
-    return make_run(make_user("sl-trainee6").cluster_account, disk_target)
 
 
 def test_the_owner_sees_their_run(client: Client, run: BenchmarkRun) -> None:

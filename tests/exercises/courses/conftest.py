@@ -5,13 +5,11 @@ import pytest
 from django.contrib.auth.models import Permission
 
 from exercises.courses.models import Enrollment
-from tests.courses import add_run, make_course
+from tests.courses import add_run, make_course, make_instructor
 
 
 def teacher(make_user):
-    user = make_user("sl-instructor9")
-    user.user_permissions.add(Permission.objects.get(codename="teach_course"))
-    return user
+    return make_instructor(make_user, "sl-instructor9")
 
 
 @pytest.fixture

@@ -15,6 +15,13 @@ def close(client, course: Course, confirmed: bool = True):
     return client.post(f"/courses/{course.pk}/close", {"confirmed": "yes"} if confirmed else {})
 
 
+def closed_since(client, course: Course) -> str:
+    """Closes the course, confirmed; the time it closed, as pages write it ("08:38")."""
+    close(client, course)
+    course.refresh_from_db()
+    return timezone.localtime(course.closes_at).strftime("%H:%M")
+
+
 def test_closing_asks_first_and_closes_only_once_confirmed(client, people) -> None:
     course = people["course"]
     client.force_login(people["instructor"])
@@ -35,9 +42,7 @@ def test_closing_asks_first_and_closes_only_once_confirmed(client, people) -> No
 def test_the_overview_says_since_when_it_is_closed(client, people) -> None:
     course = people["course"]
     client.force_login(people["instructor"])
-    close(client, course)
-    course.refresh_from_db()
-    since = timezone.localtime(course.closes_at).strftime("%H:%M")
+    since = closed_since(client, course)
 
     page = client.get(f"/courses/{course.pk}/overview").content.decode()
 
@@ -60,9 +65,7 @@ def test_an_open_course_with_an_end_says_until_when(client, people) -> None:
 def test_a_trainees_lab_says_their_runs_no_longer_count(client, people) -> None:
     course = people["course"]
     client.force_login(people["instructor"])
-    close(client, course)
-    course.refresh_from_db()
-    since = timezone.localtime(course.closes_at).strftime("%H:%M")
+    since = closed_since(client, course)
     said = f"Storage 101 is closed (since {since}): runs no longer count for Storage 101."
 
     client.force_login(people["trainee"])

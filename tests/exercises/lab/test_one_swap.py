@@ -11,8 +11,7 @@ from django.test import Client
 
 from exercises.courses.models import Enrollment
 from jobs.models import BenchmarkRun, RunStatus
-from tests.courses import add_run, make_course
-from tests.exercises.courses.conftest import teacher
+from tests.courses import add_run, make_course, make_instructor
 
 pytestmark = pytest.mark.django_db
 
@@ -26,7 +25,7 @@ def text_of(html: str) -> str:
 @pytest.fixture
 def trainee_in_a_course(dev_profile, make_user):
     trainee = make_user("sl-trainee5")
-    course = make_course(dev_profile, teacher(make_user), "One swap")
+    course = make_course(dev_profile, make_instructor(make_user), "One swap")
     Enrollment.objects.create(course=course, user=trainee)
     return course, trainee
 
