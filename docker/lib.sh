@@ -88,6 +88,7 @@ cluster_cpu_group() {
   if [ -f "$v1/cpu.shares" ]; then
     mkdir -p "$v1/$name" 2>/dev/null && echo 128 >"$v1/$name/cpu.shares" 2>/dev/null &&
       echo "$v1/$name"
+    mkdir -p "/sys/fs/cgroup/cpuacct/$name" 2>/dev/null # what it used (docker/in-cgroup.sh)
   elif grep -qw cpu "$v2/cgroup.subtree_control" 2>/dev/null; then
     mkdir -p "$v2/$name" 2>/dev/null && echo 12 >"$v2/$name/cpu.weight" 2>/dev/null &&
       echo "$v2/$name"
@@ -102,6 +103,7 @@ idle_cpu_group() {
   local v1=/sys/fs/cgroup/cpu v2=/sys/fs/cgroup name=storagelab-nodes dir
   if [ -f "$v1/cpu.shares" ]; then
     dir=$v1/$name
+    mkdir -p "/sys/fs/cgroup/cpuacct/$name" 2>/dev/null # what it used (docker/in-cgroup.sh)
   elif grep -qw cpu "$v2/cgroup.subtree_control" 2>/dev/null; then
     dir=$v2/$name
   else

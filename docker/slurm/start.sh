@@ -86,15 +86,26 @@ cp /run/munge/munged.pid "$RUN_DIR/munged.pid"
 # Here the cluster shares the portal's cores, where at a site it is other hardware:
 # its daemons and its benchmarks must yield to the pages. Niceness alone does not do
 # it: Slurm starts each job in a session of its own, and the kernel's autogroups share
-# the CPU between sessions before niceness counts. So slurmctld, slurmd, slurmrestd and
-# every job run in a CPU cgroup of a small share (cluster_cpu_group in docker/lib.sh).
+# the CPU between sessions before niceness counts. So slurmctld and slurmrestd, which
+# answer the portal, run in a CPU cgroup of a small share (cluster_cpu_group in
+# docker/lib.sh), and slurmd with every job in an idle group (idle_cpu_group), as the
+# multi-node cluster's nodes (docker/cluster/start.sh): a job runs on what the portal
+# leaves and gives the CPU up to any of its processes that wakes, as a job on another
+# machine would. In the small-share group a class's jobs still took 1.4 of the two
+# cores while its pages waited (bench/README.md); a quiet machine gives them all of it.
 cluster_group=$(cluster_cpu_group)
+jobs_group=$(idle_cpu_group)
+[ -n "$jobs_group" ] || jobs_group=$cluster_group
 [ -n "$cluster_group" ] ||
   say "no cgroup cpu controller on this machine: the dev cluster competes with the portal for its cores"
-# Daemons started before go to the group too (their next jobs with them).
+# Daemons started before go to their group too (slurmd's next jobs with it).
 for daemon in slurmctld slurmd slurmrestd; do
-  if [ -n "$cluster_group" ] && alive "$RUN_DIR/$daemon.pid"; then
-    cat "$RUN_DIR/$daemon.pid" >"$cluster_group/cgroup.procs"
+  group=$cluster_group
+  [ "$daemon" = slurmd ] && group=$jobs_group
+  if [ -n "$group" ] && alive "$RUN_DIR/$daemon.pid"; then
+    cat "$RUN_DIR/$daemon.pid" >"$group/cgroup.procs"
+    acct=/sys/fs/cgroup/cpuacct/${group##*/} # what it used (docker/in-cgroup.sh)
+    [ ! -d "$acct" ] || cat "$RUN_DIR/$daemon.pid" >"$acct/cgroup.procs" 2>/dev/null || true
   fi
 done
 
@@ -106,7 +117,7 @@ fi
 if ! alive "$RUN_DIR/slurmd.pid"; then
   # The jobs also inherit slurmd's niceness (PropagatePrioProcess=0), as Celery's
   # workers are niced (docker/dev/up.sh).
-  "$here/../in-cgroup.sh" "$cluster_group" nice -n 10 /usr/sbin/slurmd
+  "$here/../in-cgroup.sh" "$jobs_group" nice -n 10 /usr/sbin/slurmd
   wait_for slurmd 20 alive "$RUN_DIR/slurmd.pid"
   say "started slurmd (pid $(cat "$RUN_DIR/slurmd.pid"))"
 fi
