@@ -34,6 +34,12 @@ _HASH_OF_EXERCISE = f"""
     WHERE e.id = %s
 """  # noqa: S608 (SITE_HASH is a constant)
 
+_HASH_OF_KEY = f"""
+    SELECT e.id, {SITE_HASH} FROM exercises_exercise e
+    JOIN exercises_siteprofile p ON p.id = e.profile_id
+    WHERE p.name = %s AND e.key = %s
+"""  # noqa: S608 (SITE_HASH is a constant)
+
 # Sites a process keeps: a site has one profile active; old hashes age out.
 KEPT = 32
 _kept: OrderedDict[str, "Site"] = OrderedDict()
@@ -66,6 +72,15 @@ def site(exercise_id: int, site_hash: str) -> Site:
             while len(_kept) > KEPT:
                 _kept.popitem(last=False)
     return loaded
+
+
+def site_of_key(profile: str, key: str) -> Site | None:
+    """The site of `profile`'s exercise `key` (1 query when kept), or None: for a page
+    that needs the exercise and its targets, not the runs panel's whole state."""
+    with connection.cursor() as cursor:
+        cursor.execute(_HASH_OF_KEY, [profile, key])
+        row = cursor.fetchone()
+    return site(*row) if row else None
 
 
 def _load(exercise_id: int) -> Site:

@@ -48,7 +48,7 @@ def exercise_detail(request: HttpRequest, key: str) -> HttpResponse:
 @require_POST
 @login_required
 def exercise_start(request: HttpRequest, key: str) -> HttpResponse:
-    exercise_site = pages.site_of(pages.panel_state(key, request.user))
+    exercise_site = pages.exercise_site(key)
     exercise = exercise_site.exercise
     form = StartRunsForm(request.POST, targets=exercise_site.targets)
     notice = _start_runs(request, exercise, form)
