@@ -472,6 +472,10 @@ SITE_PROFILE = os.getenv("SITE_PROFILE", "dev")
 # free slot and start by themselves (jobs/slots.py), up to this many waiting.
 MAX_ACTIVE_RUNS_PER_USER = envint("MAX_ACTIVE_RUNS_PER_USER", "8")
 MAX_WAITING_RUNS_PER_USER = envint("MAX_WAITING_RUNS_PER_USER", "40")
+# A start of an exercise on a target the user started it on this recently asks first
+# (exercises/lab/start.py: StartAgain): a double click, a second tab, an impatient
+# second click. A repeat on purpose is the form's "Runs on each target", or one more click.
+START_AGAIN_SECONDS = envint("START_AGAIN_SECONDS", "10")
 # How often a trainee's lab panel takes in the class's new results (their own: at once).
 # Each refresh redraws the panel of every trainee whose class has new results and
 # whose own runs are done: at 10 s, five classes of 200 redrew 22 panels a second a

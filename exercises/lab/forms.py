@@ -46,6 +46,9 @@ class StartRunsForm(forms.Form):
         validators=[RegexValidator(r"^[0-9a-f]*$", "The form is damaged: reload the page.")],
     )
 
+    # Sent by "Start them once more" (exercises/lab/start.py: StartAgain).
+    again = forms.BooleanField(required=False, widget=forms.HiddenInput)
+
     def __init__(self, *args: object, targets: Iterable[StorageTarget], **kwargs: object):
         """`targets`: the site's, in their order."""
         super().__init__(*args, **kwargs)

@@ -3,6 +3,11 @@
 `start_runs` saves `repeat` runs per chosen target, or none at all, and raises
 StartRefused with what to tell the user. The rules, in this order:
 
+0. a click that started runs already starts nothing (the form's click token); a
+   start of the exercise on a target the user started it on within
+   START_AGAIN_SECONDS asks first (StartAgain), when the caller says a person asked:
+   the second click of a double click comes after the first one's answer when the
+   portal answers fast, with a new token;
 1. the user has a cluster account (jobs run as it);
 2. every target is one of the exercise's site, and the repeat one of REPEATS;
 3. the run's files fit in what is left of the user's quota on each target
@@ -21,9 +26,13 @@ in one transaction, holding the user's cluster account row: two clicks at once
 cannot both take the same free slot.
 """
 
+from datetime import datetime, timedelta
+
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
+from django.db.models import Exists, QuerySet
+from django.utils import timezone
 
 from exercises.catalogue.models import Exercise, StorageTarget
 from exercises.courses import access
@@ -42,16 +51,23 @@ class StartRefused(Exception):
     """No run was started; the message says why and what to do."""
 
 
+class StartAgain(StartRefused):
+    """No run was started: the same runs started a moment ago, and the user is asked
+    whether to start them again (a double click, or a second tab)."""
+
+
 def start_runs(
     user: AbstractBaseUser,
     exercise: Exercise,
     targets: list[StorageTarget],
     repeat: int = 1,
     click: str = "",
+    ask_if_repeated: bool = False,
 ) -> list[BenchmarkRun]:
     """`repeat` runs of `exercise` on each of `targets` (queued, or waiting for a
     slot), or StartRefused. `click` names the form's click: a click that started runs
-    already starts nothing (a double click, a form sent again)."""
+    already starts nothing (a double click, a form sent again). `ask_if_repeated`: a
+    person clicked, and has not yet said "start them again" (StartAgain)."""
     if not targets:
         raise StartRefused("Choose at least one storage target to run the exercise on.")
     foreign = [t.name for t in targets if t.profile_id != exercise.profile_id]
@@ -62,7 +78,11 @@ def start_runs(
     if repeat not in REPEATS:
         raise StartRefused(f"Runs repeat {', '.join(map(str, REPEATS))} times, not {repeat}.")
     with transaction.atomic():
-        account = ClusterAccount.objects.select_for_update().filter(user=user).first()
+        accounts = ClusterAccount.objects.select_for_update().filter(user=user)
+        if ask_if_repeated:  # in the same query: a start's queries stay as they were
+            recent = _just_started(user, exercise, targets)
+            accounts = accounts.annotate(just_started=Exists(recent))
+        account = accounts.first()
         if account is None:
             raise StartRefused(
                 "Your portal login has no cluster account, so no job can run for you. "
@@ -73,6 +93,8 @@ def start_runs(
                 "These runs were started by your first click already: they are listed "
                 "below. Click Start runs again to start more."
             )
+        if ask_if_repeated and account.just_started:
+            _ask_again(user, exercise, targets)
         problems = quota_problems(account, targets, exercise.workload)
         if any(problems):
             raise StartRefused(" ".join(p for p in problems if p))
@@ -121,6 +143,31 @@ def _of_exercise(exercise: Exercise) -> dict:
         "time_limit_minutes": exercise.time_limit_minutes,
         "exercise": exercise,
     }
+
+
+def _just_started(
+    user: AbstractBaseUser, exercise: Exercise, targets: list[StorageTarget]
+) -> QuerySet[BenchmarkRun]:
+    """The user's runs of `exercise` on `targets` started within START_AGAIN_SECONDS."""
+    since = timezone.now() - timedelta(seconds=settings.START_AGAIN_SECONDS)
+    return BenchmarkRun.objects.filter(
+        user=user, exercise=exercise, calibration=None, target__in=targets, created_at__gte=since
+    )
+
+
+def _ask_again(user: AbstractBaseUser, exercise: Exercise, targets: list[StorageTarget]) -> None:
+    """StartAgain, naming the targets started just now and when (1 query)."""
+    started = _just_started(user, exercise, targets).order_by("created_at")
+    when: dict[str, datetime] = {}
+    for name, created_at in started.values_list("target__name", "created_at"):
+        when.setdefault(name, created_at)
+    seconds = round((timezone.now() - min(when.values(), default=timezone.now())).total_seconds())
+    ago = "a moment ago" if seconds < 2 else f"{seconds} s ago"
+    them = "it" if len(when) == 1 else "them"
+    raise StartAgain(
+        f"You started {exercise.key} on {', '.join(when)} {ago}: those runs are listed "
+        f"below, and this click started nothing. Start {them} once more?"
+    )
 
 
 # A first run that a course holds back (exercises/predictions/rules.py: first_run_held).

@@ -14,7 +14,7 @@ from exercises.catalogue.profiles import active_profile
 from exercises.courses import access
 from exercises.lab import pages
 from exercises.lab.forms import StartRunsForm, new_click
-from exercises.lab.start import StartRefused, start_runs
+from exercises.lab.start import StartAgain, StartRefused, start_runs
 from exercises.predictions.compare import names_of, outcome
 from exercises.predictions.forms import PredictionForm
 from exercises.predictions.models import Prediction
@@ -52,15 +52,15 @@ def exercise_start(request: HttpRequest, key: str) -> HttpResponse:
     exercise = exercise_site.exercise
     form = StartRunsForm(request.POST, targets=exercise_site.targets)
     notice = _start_runs(request, exercise, form)
-    failed = notice["level"] == "error"
     # What the page shows now: the runs just started with the others.
     panel = pages.panel_state(key, request.user)
     if request.htmx:
         # The form's next click gets a name of its own (swapped in out of band).
         ctx = _panel_context(request, panel) | {"notice": notice, "next_click": new_click()}
         return render(request, "lab/exercise_detail.html#runs-panel", ctx)
-    if failed:
-        return _page(request, panel, form, notice, status=400)
+    if notice["level"] == "error" or "again" in notice:
+        # Refused, or asking first: the page with the notice (and its question's form).
+        return _page(request, panel, form, notice, status=400 if "again" not in notice else 200)
     messages.add_message(request, _LEVELS[notice["level"]], notice["text"])
     return redirect("lab:exercise-detail", key=exercise.key)
 
@@ -188,7 +188,16 @@ def _start_runs(request: HttpRequest, exercise: Exercise, form: StartRunsForm) -
             form.chosen_targets(),
             form.cleaned_data["repeat"],
             click=form.cleaned_data["click"],
+            ask_if_repeated=not form.cleaned_data["again"],
         )
+    except StartAgain as asked:
+        # The same start as the form's, said once more (the panel's own small form).
+        again = {
+            "targets": form.cleaned_data["targets"],
+            "repeat": form.cleaned_data["repeat"],
+            "click": new_click(),
+        }
+        return {"level": "info", "text": str(asked), "again": again}
     except StartRefused as refused:
         return {"level": "error", "text": str(refused)}
     started = [run for run in runs if run.status == RunStatus.QUEUED]

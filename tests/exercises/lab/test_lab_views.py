@@ -88,6 +88,8 @@ def test_an_exercise_not_in_the_profile_is_a_clear_404(client, lab_user) -> None
 def test_runs_beyond_the_cap_wait_for_a_free_slot(client, lab_user, dev_profile, settings) -> None:
     settings.MAX_ACTIVE_RUNS_PER_USER = 3
     make_runs(lab_user.cluster_account, dev_profile, 2, status=RunStatus.RUNNING)
+    a_minute_ago = timezone.now() - timedelta(minutes=1)  # not a start just made
+    BenchmarkRun.objects.filter(user=lab_user).update(created_at=a_minute_ago)
     client.force_login(lab_user)
 
     start(client, "home", "tmp")
@@ -375,8 +377,40 @@ def test_a_double_click_on_start_runs_starts_the_runs_once(client, lab_user) -> 
         first.content.decode(),
     ).group(1)
     assert next_click != click
-    client.post("/lab/1a/runs", {"targets": ["tmp"], "click": next_click}, headers=headers)
+    # A browser's double click: the second click comes after the first's answer, with
+    # the new name. It asks first, and starts nothing.
+    asked = client.post("/lab/1a/runs", {"targets": ["tmp"], "click": next_click}, headers=headers)
+    assert BenchmarkRun.objects.filter(user=lab_user).count() == 1
+    question = asked.content.decode()
+    assert "You started 1a on $TMPDIR a moment ago" in question
+    assert "this click started nothing. Start it once more?" in question
+    # Its own small form says the same start once more, on purpose.
+    again = re.search(r'<form [^>]*class="again".*?</form>', question, re.S).group(0)
+    fields = dict(re.findall(r'name="(targets|repeat|again|click)" value="([^"]*)"', again))
+    assert fields["targets"] == "tmp" and fields["again"] == "1" and fields["repeat"] == "1"
+    client.post("/lab/1a/runs", fields, headers=headers)
     assert BenchmarkRun.objects.filter(user=lab_user).count() == 2
+
+
+def test_a_start_asks_first_only_on_targets_started_within_seconds(
+    client, lab_user, settings
+) -> None:
+    settings.START_AGAIN_SECONDS = 10
+    client.force_login(lab_user)
+    start(client, "tmp", htmx=True)
+
+    other = start(client, "scratch", htmx=True).content.decode()  # another target: no question
+    assert "Started 1a on $SCRATCH" in other
+    BenchmarkRun.objects.filter(user=lab_user).update(
+        created_at=timezone.now() - timedelta(seconds=11)
+    )
+    later = start(client, "tmp", "scratch", htmx=True).content.decode()  # 11 s on: none either
+    assert "Started 1a on $TMPDIR, $SCRATCH" in later
+    assert BenchmarkRun.objects.filter(user=lab_user).count() == 4
+
+    without_js = start(client, "tmp").content.decode()  # the whole page asks, too
+    assert "You started 1a on $TMPDIR" in without_js and 'class="again"' in without_js
+    assert BenchmarkRun.objects.filter(user=lab_user).count() == 4
 
 
 def test_a_run_not_yet_completed_shows_no_figure_beside_its_status(
