@@ -21,7 +21,9 @@ from jobs.models import RunResult
 @dataclass(frozen=True)
 class SiteFigure:
     value: float  # the median: MiB/s, or files per second for a metadata metric
-    source: str  # "measured here on 24 November 2026: the median of 5 runs, 310.2–355.0 MiB/s"
+    # "measured here by calibration round 3 on 24 November 2026: the median of 5 runs,
+    # 310.2–355.0 MiB/s"; a round's figures exist once it has finished (calibration/rounds.py)
+    source: str
 
 
 SiteFigures = dict[str, SiteFigure]  # target key -> its figure
@@ -45,9 +47,10 @@ def measured(profile: SiteProfile, key: str, metric: Metric) -> SiteFigures:
     ).select_related("target")
     for ref in rows:
         runs = len(ref.values) if isinstance(ref.values, list) else 0
+        by = f" by calibration round {ref.calibration_id}" if ref.calibration_id else ""
         found[ref.target.key] = SiteFigure(
             ref.median,
-            f"measured here on {ref.measured_at:%-d %B %Y}: the median of {runs} "
+            f"measured here{by} on {ref.measured_at:%-d %B %Y}: the median of {runs} "
             f"run{'s' if runs != 1 else ''}, {shown(ref.low)}–{shown(ref.high)} MiB/s",
         )
     return found

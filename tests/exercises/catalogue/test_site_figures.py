@@ -2,9 +2,11 @@
 medians first, then the class's, then published; never a maximum."""
 
 import pytest
+from django.utils import timezone
 
 from exercises.advisor.facts import figures as job_figures
 from exercises.advisor.facts import target_facts
+from exercises.calibration.models import Calibration
 from exercises.catalogue import site_figures
 from exercises.catalogue.models import MeasuredReference, Metric
 from jobs.models import BenchmarkRun, RunResult, RunStatus
@@ -118,3 +120,33 @@ def test_a_read_figure_no_run_can_give_counts_in_no_class_median(dev_profile, ma
 
     assert found["scratch"].value == 400.0  # the median of 300 and 500
     assert found["scratch"].source == "the median of 2 trainees' medians in this lab"
+
+
+def test_a_round_that_has_not_finished_is_never_quoted_and_a_finished_one_is_named(
+    calibrated, make_user
+) -> None:
+    """The walk found the advisor quoting 972.8 for $SCRATCH 1a, the median of two of
+    an unfinished round's three runs. Its runs are the site's, not a trainee's, and its
+    figures become the site's only when the round has ended (calibration/rounds.py)."""
+    staff = make_user()
+    going = Calibration.objects.create(
+        profile=calibrated, started_by=staff, repeat=3, exercise_keys=["1a"],
+        target_keys=["scratch", "home"],
+    )  # fmt: skip
+    for target_key, mib_s in (("scratch", 972.8), ("scratch", 972.8), ("home", 19.0)):
+        a_lucky_run(calibrated, staff, "1a", target_key, mib_s)
+    BenchmarkRun.objects.filter(user=staff).update(calibration=going)
+    done = Calibration.objects.create(
+        profile=calibrated, repeat=3, exercise_keys=["1a"], finished_at=timezone.now()
+    )
+    MeasuredReference.objects.filter(target__key="home").update(calibration=done)
+
+    found = site_figures.for_exercise(calibrated, "1a", Metric.WRITE)
+    facts = {t.key: t for t in target_facts(calibrated)}
+
+    assert "scratch" not in found and facts["scratch"].sequential_mib_s is None
+    assert found["home"].value == 20.5  # the finished round's median, not the going one's 19
+    assert found["home"].source.startswith(
+        f"measured here by calibration round {done.pk} on {timezone.now():%-d %B %Y}: "
+        "the median of 3 runs"
+    )
