@@ -76,21 +76,23 @@ def _kind(pid: str, comm: str) -> str | None:
 
 class CpuUse:
     """CPU seconds used since the last look, by kind of process: the host's own
-    processes by pid (they live long), the cluster's by CPU group, and "other" for
-    the rest of the host's busy time (/proc/stat)."""
+    processes by pid (they live long), the cluster's by CPU group, "other" for the
+    rest of the host's busy time (/proc/stat: kernel threads, such as the loop devices
+    under the dev targets, and processes too short-lived to be seen), and the time
+    the hypervisor gave the VM's cores to another guest."""
 
     def __init__(self):
         self.kinds: dict[str, str | None] = {}
         self.ticks: dict[str, int] = {}
         self.groups: dict[str, float] = {}
-        self.busy = self._busy()
+        self.busy, self.steal = self._busy()
         self.look()
 
     @staticmethod
-    def _busy() -> float:
+    def _busy() -> tuple[float, float]:
         fields = [int(v) for v in Path("/proc/stat").read_text().split("\n")[0].split()[1:]]
         idle = fields[3] + fields[4]  # idle, iowait
-        return (sum(fields[:8]) - idle) * TICK_S
+        return (sum(fields[:7]) - idle) * TICK_S, fields[7] * TICK_S  # busy, steal
 
     def look(self) -> dict[str, float]:
         used: Counter = Counter()
@@ -113,9 +115,11 @@ class CpuUse:
             if (seconds := _group_cpu_s(name)) is not None:
                 used[kind] += seconds - self.groups.get(kind, seconds)
                 self.groups[kind] = seconds
-        busy = self._busy()
+        busy, steal = self._busy()
         used["other"] = max(0.0, busy - self.busy - sum(used.values()))
-        self.busy = busy
+        # Time the VM's cores were ready to run and the hypervisor ran another guest.
+        used["stolen by the hypervisor"] = steal - self.steal
+        self.busy, self.steal = busy, steal
         return dict(used)
 
 
