@@ -3,19 +3,19 @@
 `start_runs` saves `repeat` runs per chosen target, or none at all, and raises
 StartRefused with what to tell the user. The rules, in this order:
 
-0. a click that started runs already starts nothing (the form's click token); a
-   start of the exercise on a target the user started it on within
-   START_AGAIN_SECONDS asks first (StartAgain), when the caller says a person asked:
-   the second click of a double click comes after the first one's answer when the
-   portal answers fast, with a new token;
-1. the user has a cluster account (jobs run as it);
-2. every target is one of the exercise's site, and the repeat one of REPEATS;
-3. the run's files fit in what is left of the user's quota on each target
+1. every target is one of the exercise's site, and the repeat one of REPEATS;
+2. the user has a cluster account (jobs run as it);
+3. one click, one start: a click that started runs already starts nothing (the
+   form's click token); and when the caller says a person clicked, a start of the
+   exercise on a target the user started it on within START_AGAIN_SECONDS starts
+   nothing and asks (StartAgain): a browser's double click sends its second click
+   after the first one's answer when the portal answers fast, with the new token;
+4. the run's files fit in what is left of the user's quota on each target
    (the check itself: exercises/quotas/checks.py);
-4. each run counts for the first open course the user joined that teaches this
+5. each run counts for the first open course the user joined that teaches this
    exercise on that target; a course that asks for predictions first refuses the
    first run of an exercise the user has not predicted;
-5. the runs that fit in the user's free slots (MAX_ACTIVE_RUNS_PER_USER, and each
+6. the runs that fit in the user's free slots (MAX_ACTIVE_RUNS_PER_USER, and each
    course's cap per trainee) start; the others wait for a free slot and start by
    themselves, in order, as the user's runs end (jobs/slots.py); at most
    MAX_WAITING_RUNS_PER_USER may wait.
