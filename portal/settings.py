@@ -474,7 +474,8 @@ MAX_ACTIVE_RUNS_PER_USER = envint("MAX_ACTIVE_RUNS_PER_USER", "8")
 MAX_WAITING_RUNS_PER_USER = envint("MAX_WAITING_RUNS_PER_USER", "40")
 # A start of an exercise on a target the user started it on this recently asks first
 # (exercises/lab/start.py: StartAgain): a double click, a second tab, an impatient
-# second click. A repeat on purpose is the form's "Runs on each target", or one more click.
+# second click. A repeat on purpose is the form's "Runs on each target", or the
+# question's own "Start once more".
 START_AGAIN_SECONDS = envint("START_AGAIN_SECONDS", "10")
 # How often a trainee's lab panel takes in the class's new results (their own: at once).
 # Each refresh redraws the panel of every trainee whose class has new results and
