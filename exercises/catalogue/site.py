@@ -28,17 +28,13 @@ SITE_HASH = """md5(concat_ws('|', p::text, e::text,
     (SELECT string_agg(m::text, '|' ORDER BY m.id)
        FROM exercises_measuredreference m WHERE m.exercise_id = e.id)))"""
 
-_HASH_OF_EXERCISE = f"""
-    SELECT {SITE_HASH} FROM exercises_exercise e
-    JOIN exercises_siteprofile p ON p.id = e.profile_id
-    WHERE e.id = %s
-"""  # noqa: S608 (SITE_HASH is a constant)
-
-_HASH_OF_KEY = f"""
+# An exercise's id and its site's hash; WHERE names the exercise.
+_HASH_OF = f"""
     SELECT e.id, {SITE_HASH} FROM exercises_exercise e
     JOIN exercises_siteprofile p ON p.id = e.profile_id
-    WHERE p.name = %s AND e.key = %s
 """  # noqa: S608 (SITE_HASH is a constant)
+_HASH_OF_EXERCISE = _HASH_OF + "WHERE e.id = %s"
+_HASH_OF_KEY = _HASH_OF + "WHERE p.name = %s AND e.key = %s"
 
 # Sites a process keeps: a site has one profile active; old hashes age out.
 KEPT = 32
@@ -65,7 +61,7 @@ def site(exercise_id: int, site_hash: str) -> Site:
     loaded = _load(exercise_id)
     with connection.cursor() as cursor:
         cursor.execute(_HASH_OF_EXERCISE, [exercise_id])
-        unchanged = cursor.fetchone() == (site_hash,)
+        unchanged = cursor.fetchone() == (exercise_id, site_hash)
     if unchanged:  # else an edit came in between: use it, keep it under its own hash
         with _keeping:
             _kept[site_hash] = loaded

@@ -58,9 +58,10 @@ def exercise_start(request: HttpRequest, key: str) -> HttpResponse:
         # The form's next click gets a name of its own (swapped in out of band).
         ctx = _panel_context(request, panel) | {"notice": notice, "next_click": new_click()}
         return render(request, "lab/exercise_detail.html#runs-panel", ctx)
-    if notice["level"] == "error" or "again" in notice:
-        # Refused, or asking first: the page with the notice (and its question's form).
-        return _page(request, panel, form, notice, status=400 if "again" not in notice else 200)
+    if "again" in notice:  # asking first: the page with the question and its form
+        return _page(request, panel, form, notice)
+    if notice["level"] == "error":
+        return _page(request, panel, form, notice, status=400)
     messages.add_message(request, _LEVELS[notice["level"]], notice["text"])
     return redirect("lab:exercise-detail", key=exercise.key)
 
