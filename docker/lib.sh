@@ -88,12 +88,23 @@ cluster_cpu_group() {
   if [ -f "$v1/cpu.shares" ]; then
     mkdir -p "$v1/$name" 2>/dev/null && echo 128 >"$v1/$name/cpu.shares" 2>/dev/null &&
       echo "$v1/$name"
-    mkdir -p "/sys/fs/cgroup/cpuacct/$name" 2>/dev/null # what it used (docker/in-cgroup.sh)
+    mkdir -p "/sys/fs/cgroup/cpuacct/$name" 2>/dev/null # what it used (join_cpu_group)
   elif grep -qw cpu "$v2/cgroup.subtree_control" 2>/dev/null; then
     mkdir -p "$v2/$name" 2>/dev/null && echo 12 >"$v2/$name/cpu.weight" 2>/dev/null &&
       echo "$v2/$name"
   fi
   return 0
+}
+
+# join_cpu_group DIR PID: moves PID into the CPU cgroup DIR (cluster_cpu_group,
+# idle_cpu_group) and, with cgroup v1, into the cpuacct group of the same name where
+# there is one, so that the bench can tell what the group used (bench/pressure.py).
+join_cpu_group() {
+  echo "$2" >"$1/cgroup.procs" || return 1
+  local acct=/sys/fs/cgroup/cpuacct/${1#/sys/fs/cgroup/cpu/}
+  if [ "$1" != "${1#/sys/fs/cgroup/cpu/}" ] && [ -d "$acct" ]; then
+    echo "$2" >"$acct/cgroup.procs" 2>/dev/null || true
+  fi
 }
 
 # idle_cpu_group: the directory of a CPU cgroup whose tasks run only when no other task
@@ -103,7 +114,7 @@ idle_cpu_group() {
   local v1=/sys/fs/cgroup/cpu v2=/sys/fs/cgroup name=storagelab-nodes dir
   if [ -f "$v1/cpu.shares" ]; then
     dir=$v1/$name
-    mkdir -p "/sys/fs/cgroup/cpuacct/$name" 2>/dev/null # what it used (docker/in-cgroup.sh)
+    mkdir -p "/sys/fs/cgroup/cpuacct/$name" 2>/dev/null # what it used (join_cpu_group)
   elif grep -qw cpu "$v2/cgroup.subtree_control" 2>/dev/null; then
     dir=$v2/$name
   else

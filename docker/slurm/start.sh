@@ -103,9 +103,7 @@ for daemon in slurmctld slurmd slurmrestd; do
   group=$cluster_group
   [ "$daemon" = slurmd ] && group=$jobs_group
   if [ -n "$group" ] && alive "$RUN_DIR/$daemon.pid"; then
-    cat "$RUN_DIR/$daemon.pid" >"$group/cgroup.procs"
-    acct=/sys/fs/cgroup/cpuacct/${group##*/} # what it used (docker/in-cgroup.sh)
-    [ ! -d "$acct" ] || cat "$RUN_DIR/$daemon.pid" >"$acct/cgroup.procs" 2>/dev/null || true
+    join_cpu_group "$group" "$(cat "$RUN_DIR/$daemon.pid")"
   fi
 done
 
