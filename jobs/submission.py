@@ -19,6 +19,8 @@ comes while the submission is in flight is honoured by `submit` itself.
 import logging
 import math
 import secrets
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import timedelta
 from functools import partial
 from typing import Protocol
@@ -27,7 +29,7 @@ from celery import shared_task
 from celery.app.task import Task
 from django.conf import settings
 from django.core.cache import cache
-from django.db import transaction
+from django.db import connection, transaction
 from django.db.models import Model, QuerySet
 from django.utils import timezone
 from kombu.exceptions import OperationalError as BrokerUnavailable
@@ -40,7 +42,7 @@ from jobs.models import ACTIVE_STATUSES, IN_SLURM_STATUSES, BenchmarkRun, RunSta
 from jobs.ratelimit import RateLimited, take_submit_slot
 from jobs.results import token_hash
 from jobs.scripts import job_spec, render_script
-from jobs.slurm import SlurmError, SlurmJob, get_client
+from jobs.slurm import JobSpec, SlurmClient, SlurmError, SlurmJob, SlurmRejected, get_client
 from jobs.states import transition
 from portal.models import ClusterAccount
 
@@ -209,29 +211,82 @@ def submit(run_id: int, *, slot_taken: bool = False) -> None:
     client = get_client()
 
     job = _find_job(run) if earlier_attempt else None
-    if job is None:
-        token = secrets.token_urlsafe(32)
+    if job is not None:
+        _mark_submitted(run, job.job_id)
+        return
+    token = secrets.token_urlsafe(32)
+    try:
+        script = render_script(run)
+        spec = job_spec(run, script, token)
+    except ValueError as e:  # a value Slurm or the engine cannot take: no retry helps
+        why = validation_reason(e) if isinstance(e, ValidationError) else str(e)
+        reason = f"The portal could not write this job ({why})."
+        transition(run.pk, RunStatus.FAILED, status_reason=reason)
+        return
+    BenchmarkRun.objects.filter(pk=run.pk).update(
+        result_token_hash=token_hash(token), job_script=script
+    )
+    with _in_turn(run) as after:
         try:
-            script = render_script(run)
-            spec = job_spec(run, script, token)
-        except ValueError as e:  # a value Slurm or the engine cannot take: no retry helps
-            why = validation_reason(e) if isinstance(e, ValidationError) else str(e)
-            reason = f"The portal could not write this job ({why})."
-            transition(run.pk, RunStatus.FAILED, status_reason=reason)
-            return
-        BenchmarkRun.objects.filter(pk=run.pk).update(
-            result_token_hash=token_hash(token), job_script=script
-        )
-        try:
-            job_id = client.submit(run.cluster_username, spec)
+            job_id = _submit_after(client, run, spec, after)
         except SlurmError as e:
             if not e.permanent:
                 raise
             transition(run.pk, RunStatus.FAILED, status_reason=f"Slurm refused the job: {e}")
             return
-    else:
-        job_id = job.job_id
+        _mark_submitted(run, job_id)
 
+
+@contextmanager
+def _in_turn(run: BenchmarkRun) -> Iterator[int | None]:
+    """The account's turn to hand Slurm a run: yields the job of the account's latest
+    run in Slurm, which this one is to start after (None: none, or the site lets runs
+    overlap), and holds every other submission of the account's until this one is
+    marked submitted. Runs of one account measured at once share the node's cores,
+    memory and link, and each shows a fraction of what it would alone: the four
+    targets of one click, 2,232 MiB/s on $TMPDIR against 4,117 measured alone. So they
+    go one at a time, in the order they reached Slurm, each started by Slurm as the
+    one before it ends (afterany: however it ends), without a round trip through the
+    portal's sync."""
+    if not settings.RUNS_IN_TURN:
+        yield None
+        return
+    with transaction.atomic(), connection.cursor() as cursor:
+        # One lock per account, for this transaction: two workers submitting runs of
+        # one account would each find the same latest run, and start together after it.
+        cursor.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", [_TURN + run.cluster_username])
+        latest = (
+            BenchmarkRun.objects.filter(
+                cluster_username=run.cluster_username,
+                status__in=IN_SLURM_STATUSES,
+                slurm_job_id__isnull=False,
+            )
+            .exclude(pk=run.pk)
+            .order_by("-submitted_at", "-pk")
+            .values_list("slurm_job_id", flat=True)
+            .first()
+        )
+        yield latest
+
+
+_TURN = "storagelab:turn:"  # the advisory lock's name space, before the account's name
+
+
+def _submit_after(client: SlurmClient, run: BenchmarkRun, spec: JobSpec, after: int | None) -> int:
+    """Submits the run's job, after job `after` if there is one. A job Slurm has
+    already forgotten (its record goes MinJobAge after it ended, and the portal's sync
+    may not have heard yet) is no job to wait for: Slurm 22.05 takes the dependency as
+    met; a release that refuses it gets the run again without it, to go at once."""
+    if after is None:
+        return client.submit(run.cluster_username, spec)
+    try:
+        return client.submit(run.cluster_username, spec.model_copy(update={"after": after}))
+    except SlurmRejected as e:
+        log.info("run %s: Slurm refused to start it after job %s (%s)", run.pk, after, e)
+        return client.submit(run.cluster_username, spec)
+
+
+def _mark_submitted(run: BenchmarkRun, job_id: int) -> None:
     now = timezone.now()
     submitted = transition(
         run.pk, RunStatus.SUBMITTED, slurm_job_id=job_id, submitted_at=now, status_reason=""
@@ -239,7 +294,7 @@ def submit(run_id: int, *, slot_taken: bool = False) -> None:
     if not submitted:
         # Cancelled while the submission was in flight: take the job back.
         log.info("run %s was cancelled during submission; cancelling job %s", run.pk, job_id)
-        client.cancel(run.cluster_username, job_id)
+        get_client().cancel(run.cluster_username, job_id)
 
 
 def resubmit_stale() -> None:

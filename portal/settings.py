@@ -472,6 +472,10 @@ SITE_PROFILE = os.getenv("SITE_PROFILE", "dev")
 # free slot and start by themselves (jobs/slots.py), up to this many waiting.
 MAX_ACTIVE_RUNS_PER_USER = envint("MAX_ACTIVE_RUNS_PER_USER", "8")
 MAX_WAITING_RUNS_PER_USER = envint("MAX_WAITING_RUNS_PER_USER", "40")
+# A user's runs go to Slurm each to start after the one before it (jobs/submission.py:
+# _in_turn), so that the four targets of one click do not measure each other. A site
+# whose nodes give each job its own disks and link may let them overlap (false).
+RUNS_IN_TURN = envbool("RUNS_IN_TURN", "true")
 # A start of an exercise on a target the user started it on this recently asks first
 # (exercises/lab/start.py: StartAgain): a double click, a second tab, an impatient
 # second click. A repeat on purpose is the form's "Runs on each target", or the

@@ -111,7 +111,11 @@ def _page(
     status=200,
     prediction_form: PredictionForm | None = None,
 ) -> HttpResponse:
-    ctx = _panel_context(request, panel) | {"form": form, "notice": notice}
+    ctx = _panel_context(request, panel) | {
+        "form": form,
+        "notice": notice,
+        "runs_in_turn": settings.RUNS_IN_TURN,
+    }
     if may_predict(ctx["exercise"], ran=bool(ctx["runs"])):
         targets = pages.site_of(panel).targets
         mine = list(panel.prediction or ())  # read with the panel's state

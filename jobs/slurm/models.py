@@ -79,6 +79,9 @@ class JobSpec(BaseModel):
     # One node for a run on a directory only one node sees; None: as Slurm places them.
     nodes: int | None = Field(default=None, ge=1)
     environment: dict[str, str] = Field(default_factory=dict)
+    # A job of the same user this one starts after, however that one ends (Slurm's
+    # afterany dependency): a user's runs go one at a time (jobs/submission.py).
+    after: int | None = Field(default=None, ge=1)
 
 
 class Ping(BaseModel):

@@ -578,6 +578,17 @@ def test_a_run_kept_on_one_node_asks_each_release_for_one_node(release: str, ver
     assert "nodes" not in adapters.submit_payload(version, SPEC)["job"]
 
 
+@pytest.mark.parametrize("release, version", SPEC_VERSIONS)
+def test_a_run_after_another_asks_each_release_to_start_it_once_that_one_ended(
+    release: str, version: str
+) -> None:
+    payload = adapters.submit_payload(version, SPEC.model_copy(update={"after": 4711}))
+
+    check_submission(release, version, payload)
+    assert payload["job"]["dependency"] == "afterany:4711"  # however the one before ends
+    assert "dependency" not in adapters.submit_payload(version, SPEC)["job"]
+
+
 def test_v0_0_38_takes_the_script_beside_the_job_and_an_environment_object() -> None:
     payload = adapters.submit_payload("v0.0.38", SPEC)
 

@@ -169,4 +169,5 @@ def job_fields(spec: JobSpec) -> dict[str, Any]:
         # would rerun it after a node failure): the portal says what happened, and
         # starting it again is the trainee's choice.
         "requeue": False,
+        **({"dependency": f"afterany:{spec.after}"} if spec.after else {}),
     }
