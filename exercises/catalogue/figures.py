@@ -40,6 +40,7 @@ class Figures:
     measured_low: float | None = None
     measured_high: float | None = None
     measured_at: datetime | None = None
+    measured_round: int | None = None  # the calibration round it comes from
 
     @property
     def measured_text(self) -> str:
@@ -105,7 +106,7 @@ def trainee_medians(results: QuerySet[RunResult]) -> Values:
 class SiteReferences:
     """The site's own figures for some exercises on some targets: as it published
     them, and its measured write figures (exercise id, target id, median, low, high,
-    measured at)."""
+    measured at, calibration round)."""
 
     published: list[ReferenceResult]
     measured: list[tuple]
@@ -119,7 +120,9 @@ def site_references(
     published = ReferenceResult.objects.filter(exercise__in=exercises, target__in=targets)
     measured = MeasuredReference.objects.filter(
         exercise__in=exercises, target__in=targets, metric=Metric.WRITE
-    ).values_list("exercise_id", "target_id", "median", "low", "high", "measured_at")
+    ).values_list(
+        "exercise_id", "target_id", "median", "low", "high", "measured_at", "calibration_id"
+    )
     return SiteReferences(list(published), list(measured))
 
 
@@ -148,7 +151,13 @@ def table(
             row.reference, row.reference_source = ref.mib_s, ref.source
     for exercise_id, target_id, *figures_measured in references.measured:
         row = figures[(exercise_id, target_id)]
-        row.measured, row.measured_low, row.measured_high, row.measured_at = figures_measured
+        (
+            row.measured,
+            row.measured_low,
+            row.measured_high,
+            row.measured_at,
+            row.measured_round,
+        ) = figures_measured
     return figures
 
 

@@ -7,6 +7,7 @@ numbered note under the table, readable without a mouse.
     ...</table>{% reference_sources rows "lab" %}   {# the notes they cite #}
     {% if rows|any_published %}<th>Site reference…{% endif %}   {# else no column #}
     {% unpublished_note rows %}   {# once a page: why a table has no such column #}
+    <td>{% measured row %}</td>   {# the calibration's figure, its round and date #}
 
 `rows` are exercises.figures.Figures; `"lab"` prefixes the notes' ids, so that two
 tables on one page keep their own."""
@@ -14,6 +15,7 @@ tables on one page keep their own."""
 from collections.abc import Iterable, Mapping
 
 from django import template
+from django.utils import timezone
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString, mark_safe
 
@@ -159,3 +161,15 @@ def unpublished_note(tables: Iterable) -> SafeString | str:
 
 def _listed(keys: list[str]) -> str:
     return f"{', '.join(keys[:-1])} and {keys[-1]}"
+
+
+@register.simple_tag
+def measured(row: Figures) -> SafeString:
+    """The site's measured figure (median, lowest-highest) and where it comes from:
+    "calibration round 7, 2026-11-26". A figure without its source is one a trainee
+    cannot weigh: a round of last year, or one of yesterday's busy afternoon."""
+    if row.measured_at is None:
+        return format_html("{}", row.measured_text)
+    when = f"{timezone.localtime(row.measured_at):%Y-%m-%d}"
+    source = f"calibration round {row.measured_round}, {when}" if row.measured_round else when
+    return format_html('{}<br><small class="muted">{}</small>', row.measured_text, source)

@@ -191,6 +191,26 @@ def test_the_measured_reference_is_shown_beside_the_published_one(
     assert "91.34" in lab.split('id="comparison-data"')[1].split("</script>")[0]
 
 
+def test_every_table_of_measured_figures_names_the_round_they_come_from(
+    client, dev_profile, people, measured_1a_home
+) -> None:
+    done = Calibration.objects.create(
+        profile=dev_profile, repeat=3, exercise_keys=["1a"], finished_at=timezone.now()
+    )
+    MeasuredReference.objects.filter(pk=measured_1a_home.pk).update(calibration=done)
+    course = Course.objects.create(title="Sourced course", profile=dev_profile)
+    course.instructors.add(people["instructor"])
+    course.exercises.set(dev_profile.exercises.filter(key="1a"))
+    course.targets.set(dev_profile.targets.filter(key="home"))
+    client.force_login(people["instructor"])
+
+    pages = [client.get(url).content.decode() for url in ("/lab/1a/", "/storage/home/")]
+    pages.append(client.get(f"/courses/{course.pk}/overview").content.decode())
+
+    source = f'91.3 (80.0–120.0)<br><small class="muted">calibration round {done.pk}, 2026-05-04'
+    assert all(source in page for page in pages), [source in page for page in pages]
+
+
 def test_the_calibration_page_lists_the_measured_references(
     client, dev_profile, people, measured_1a_home
 ) -> None:
