@@ -85,7 +85,10 @@ def test_a_trainee_sees_class_figures_without_names(client, people) -> None:
 def test_the_lab_shows_the_class_median_only_to_the_class(client, people, settings) -> None:
     settings.CLASS_REFRESH_SECONDS = 0  # the class as it is now, not at the last refresh
     client.force_login(people["trainee"])
-    assert "110.0" in client.get("/lab/1a/").content.decode()
+    page = client.get("/lab/1a/").content.decode()
+    assert "110.0" in page
+    # Whose medians the class figure is the median of: the trainee's and a classmate's.
+    assert '110.0<br><small class="muted">of 2 trainees</small>' in page
     client.force_login(people["outsider"])
     assert "110.0" not in client.get("/lab/1a/").content.decode()
 
