@@ -493,7 +493,9 @@ CLASS_REFRESH_SECONDS = envint("CLASS_REFRESH_SECONDS", "30")
 WAITING_POLL_SECONDS = envint("WAITING_POLL_SECONDS", "10")
 RUN_FOLLOW_SECONDS = envint("RUN_FOLLOW_SECONDS", "20")
 # Runs of a calibration round going at once (exercises/calibration/rounds.py): the round
-# measures the site, so it must not crowd the node or queue ahead of the users.
+# measures the site, so it must not crowd the node or queue ahead of the users. With
+# RUNS_IN_TURN its runs (all of one account) measure one at a time whatever this is: a
+# second one going waits in Slurm for the first, and starts as it ends.
 CALIBRATION_PARALLEL = envint("CALIBRATION_PARALLEL", "2")
 if CALIBRATION_PARALLEL < 1:
     raise ImproperlyConfigured(
