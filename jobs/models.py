@@ -87,6 +87,9 @@ class BenchmarkRun(models.Model):
     submitted_at = models.DateTimeField(null=True, blank=True)
     started_at = models.DateTimeField(null=True, blank=True)
     ended_at = models.DateTimeField(null=True, blank=True)
+    # The node(s) its job ran on, as Slurm writes them ("c1", "node[1-2]"): which runs
+    # shared a node's own directory with it (jobs/company.py).
+    node_names = models.CharField(max_length=255, blank=True)
     output_path = models.CharField(max_length=512, blank=True)
 
     # What the job sent back. Only the secret's hash is kept.
@@ -109,6 +112,8 @@ class BenchmarkRun(models.Model):
             models.Index(fields=["user", "-created_at"]),
             models.Index(fields=["exercise", "status"]),
             models.Index(fields=["course", "exercise"]),
+            # The runs that started on a target around a run's time (jobs/company.py).
+            models.Index(fields=["target", "started_at"], name="run_target_started"),
             # The outputs still kept, by when they came: what retention looks through.
             models.Index(
                 fields=["result_received_at"],
@@ -136,6 +141,14 @@ class BenchmarkRun(models.Model):
         """The variable that names the target's directory on the job's node ("TMPDIR"),
         if one does: then only the job script knows where that is (jobs/places.py)."""
         return variable_of(self.target_directory)
+
+    @property
+    def node_local(self) -> bool:
+        """Whether its directory is one each node has its own of (a variable such as
+        $TMPDIR, memory, a target not shared): such a run asks Slurm for one node, and
+        shares its directory only with runs on that node (jobs/company.py, whose SQL
+        says the same: node_local_sql)."""
+        return bool(self.target_variable) or self.in_memory or not self.target.shared
 
     @property
     def run_directory(self) -> str:

@@ -7,6 +7,9 @@ import shlex
 
 # A variable's name, and a plain path below what it names.
 _NAMED = re.compile(r"^\$(?P<variable>[A-Z][A-Z0-9_]{0,63})(?P<below>/[A-Za-z0-9_./-]*)?\Z")
+# The same match in PostgreSQL (no named groups; "$" ends the string), for queries that
+# ask which runs' directories a variable names (jobs/company.py). With no "..", as above.
+NAMED_SQL = r"^\$[A-Z][A-Z0-9_]{0,63}(/[A-Za-z0-9_./-]*)?$"
 
 
 def variable_of(directory: str) -> str | None:

@@ -122,11 +122,6 @@ def job_spec(run: BenchmarkRun, script: str, token: str) -> JobSpec:
     # A directory each node has its own of ($TMPDIR, a node's memory or disk) holds a
     # run only if all its processes are on that node: mdtest's ranks share the tree
     # rank 0 makes, IOR's read back what another rank wrote, the lesson is one node's.
-    node_local = (
-        bool(run.target_variable)
-        or run.in_memory
-        or (run.target is not None and not run.target.shared)
-    )
     return JobSpec(
         name=run.job_name,
         script=script,
@@ -141,7 +136,7 @@ def job_spec(run: BenchmarkRun, script: str, token: str) -> JobSpec:
         # that is away (the script's retries): a limit hit while sending loses it.
         time_limit_minutes=run.time_limit_minutes + math.ceil(settings.RESULT_RETRY_SECONDS / 60),
         tasks=tasks,
-        nodes=1 if node_local else None,
+        nodes=1 if run.node_local else None,
         # No HOME: tools read their settings from there (curl its .curlrc), and the
         # target directory is no place for them.
         environment={

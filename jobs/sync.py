@@ -14,6 +14,7 @@ from jobs import lost
 from jobs.models import IN_SLURM_STATUSES, UNFINISHED_STATUSES, BenchmarkRun, RunStatus
 from jobs.results import send_stranded
 from jobs.slurm import SlurmError, SlurmJob, get_client
+from jobs.slurm.hostlist import clipped
 from jobs.slurm.models import JobList, JobState
 from jobs.states import FROM_SLURM, transition
 from jobs.submission import queue_waiting_everywhere, resubmit_stale
@@ -23,6 +24,7 @@ SLURM_CLOCK_KEY = "jobs:sync:slurm-clock"
 # The job script's exit status when it refuses an unsafe directory (EX_CONFIG).
 REFUSED_DIRECTORY = 78
 SYNC_LOCK_KEY = "jobs:sync:lock"
+NODE_NAMES_LENGTH = BenchmarkRun._meta.get_field("node_names").max_length
 
 
 def sync() -> int | None:
@@ -113,6 +115,10 @@ def apply_job(run: BenchmarkRun, job: SlurmJob) -> None:
         # happened, and a moving forecast is no change to a run.
         "started_at": job.start_time if job.state != JobState.PENDING else None,
         "ended_at": job.end_time if status and status not in UNFINISHED_STATUSES else None,
+        # Where it runs, once it does (a pending job's nodes would be a plan).
+        "node_names": clipped(job.nodes, NODE_NAMES_LENGTH)
+        if job.state != JobState.PENDING
+        else "",
         # Written by the job script (Slurm writes none: jobs/scripts.py, job_spec); on a
         # directory only the node knows, no path the portal could name.
         "output_path": "" if run.target_variable else run.output_file(job.job_id),

@@ -41,6 +41,9 @@ class Figures:
     measured_high: float | None = None
     measured_at: datetime | None = None
     measured_round: int | None = None  # the calibration round it comes from
+    # The most runs of the class at once on the target while one of the exercise's went
+    # (exercises/courses/overview.py: at_once); 0 where nobody counted them.
+    at_once: int = 0
 
     @property
     def measured_text(self) -> str:

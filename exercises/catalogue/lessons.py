@@ -142,6 +142,16 @@ WHY_RUNS_VARY = (
 
 
 @dataclass(frozen=True)
+class Crowd:
+    """A run that shared its target and wrote well below its quiet figure (quiet.py)."""
+
+    target: str  # the target's name
+    runs: int  # the other runs it shared with
+    percent: int  # of the quiet figure
+    quiet: float  # the quiet figure, MiB/s
+
+
+@dataclass(frozen=True)
 class Line:
     """A verdict as the lab page says it."""
 
@@ -150,7 +160,15 @@ class Line:
     detail: str
 
 
-def line(verdict: Verdict, names: dict[str, str]) -> Line:
+def line(
+    verdict: Verdict,
+    names: dict[str, str],
+    crowded: dict[Side, Crowd] | None = None,
+    spread: str | None = None,
+) -> Line:
+    """`crowded`: the sides whose latest run shared its target and paid for it
+    (quiet.py: Shared.paid); `spread`: the key of the exercise that teaches how runs
+    scatter (spread_exercise)."""
     c = verdict.claim
 
     def side(s: Side) -> str:
@@ -162,7 +180,44 @@ def line(verdict: Verdict, names: dict[str, str]) -> Line:
         f"Your latest runs: {side(c.faster)} {shown(verdict.fast)} MiB/s, {side(c.slower)} "
         f"{shown(verdict.slow)} MiB/s ({times(verdict.ratio)})"
     )
+    company = in_company(
+        [(side(s), crowded[s]) for s in (c.faster, c.slower) if s in (crowded or {})], spread
+    )
     if verdict.holds:
-        return Line(c.text, "shown", f"{figures}: they show it.")
+        return Line(c.text, "shown", f"{figures}: they show it.{company}")
     needed = f", and the lesson needs {c.factor:g}×" if c.factor > 1 else ""
-    return Line(c.text, "not-shown", f"{figures}{needed}: they do not show it. {WHY_RUNS_VARY}")
+    why = company or f" {WHY_RUNS_VARY}"
+    return Line(c.text, "not-shown", f"{figures}{needed}: they do not show it.{why}")
+
+
+def in_company(paid: list[tuple[str, Crowd]], spread: str | None) -> str:
+    """What the runs that shared and paid for it teach ('' for none): each said, then
+    the lesson of shared storage."""
+    if not paid:
+        return ""
+    said = " ".join(
+        f"Your run of {name} shared {s.target} with {s.runs} other "
+        f"run{'s' if s.runs != 1 else ''} and wrote {s.percent} % of its quiet "
+        f"{shown(s.quiet)} MiB/s."
+        for name, s in paid
+    )
+    lesson = (
+        f"the spread between runs is the lesson of exercise {spread}"
+        if spread
+        else ("the spread between runs is a lesson of its own")
+    )
+    return f" {said} Shared storage is shared: run it again when it is quiet; {lesson}."
+
+
+def spread_exercise(exercises: Iterable[Any]) -> str | None:
+    """The key of the exercise that teaches how far one figure can be trusted: the
+    last that runs an earlier one's workload unchanged, with its engine, for no other
+    reason than to repeat it (the dev profile's 7 repeats 1a); None if none does."""
+    seen: set[tuple] = set()
+    found = None
+    for exercise in exercises:
+        what = (exercise.runs_with, exercise.workload.model_dump_json())
+        if what in seen:
+            found = exercise.key
+        seen.add(what)
+    return found

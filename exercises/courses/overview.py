@@ -6,13 +6,14 @@ import statistics
 from collections import defaultdict
 from typing import NamedTuple
 
-from django.db.models import Count, F, FloatField, Func, Max, QuerySet
+from django.db.models import Case, Count, F, FloatField, Func, Max, QuerySet, Value, When
 
 from exercises.catalogue import figures
 from exercises.catalogue.models import Exercise, StorageTarget
 from exercises.courses.models import Course
 from exercises.predictions import classwide
 from exercises.predictions.models import Prediction
+from jobs.company import most_at_once, run_end, run_node_local
 from jobs.figures import figure
 from jobs.models import BenchmarkRun, RunResult, RunStatus
 
@@ -54,11 +55,18 @@ class CourseRun(NamedTuple):
     created_at: float  # seconds since the epoch: a class's thousands of datetimes cost
     result_id: int | None
     write_mib_s: float | None  # None: no result, no write figure, or none that can be true
+    # Its time in Slurm (None: it never started) and, on a target each node has its own
+    # of, its node(s): which of the class's runs went at once (jobs/company.py).
+    started: float | None = None
+    ended: float | None = None
+    node: str = ""
 
 
-EPOCH = Func(
-    F("created_at"), template="EXTRACT(EPOCH FROM %(expressions)s)", output_field=FloatField()
-)
+def _epoch(field: object) -> Func:
+    return Func(field, template="EXTRACT(EPOCH FROM %(expressions)s)", output_field=FloatField())
+
+
+EPOCH = _epoch(F("created_at"))
 
 
 def course_runs(course: Course) -> list[CourseRun]:
@@ -69,13 +77,20 @@ def course_runs(course: Course) -> list[CourseRun]:
         .order_by("created_at", "pk")
         # A float, not a datetime: Django reads each timestamp in Python, and a class
         # of 200 has thousands of runs (a third of the overview's time went there).
-        .annotate(created=EPOCH)
+        .annotate(
+            created=EPOCH,
+            started=_epoch(F("started_at")),
+            ended=_epoch(run_end()),
+            node=Case(When(run_node_local(), then=F("node_names")), default=Value("")),
+        )
     )
     fields = ("user_id", "exercise_id", "target_id", "status", "created", "result__id")
-    rows = runs.values_list(*fields, "result__write_bytes_per_s", "result__processes")
+    rows = runs.values_list(
+        *fields, "result__write_bytes_per_s", "result__processes", "started", "ended", "node"
+    )
     return [
-        CourseRun(*run, _write_figure(run[3], bytes_per_s, processes))
-        for *run, bytes_per_s, processes in rows
+        CourseRun(*row[:6], _write_figure(row[3], *row[6:8]), *row[8:])  # started, ended, node
+        for row in rows
     ]
 
 
@@ -98,18 +113,39 @@ def class_figures(
     per_trainee: dict[tuple[int, int], dict[int, list[float]]] = defaultdict(
         lambda: defaultdict(list)
     )
-    for run in course_runs(course) if runs is None else runs:
+    runs = course_runs(course) if runs is None else runs
+    for run in runs:
         if run.write_mib_s is not None:
             per_trainee[(run.exercise_id, run.target_id)][run.user_id].append(run.write_mib_s)
     trainees = {
         cell: [statistics.median(values) for values in people.values()]
         for cell, people in per_trainee.items()
     }
-    return figures.table(
+    table = figures.table(
         course.exercises.all() if exercises is None else exercises,
         course.targets.all() if targets is None else targets,
         trainees=trainees,
     )
+    for cell, most in at_once(runs).items():
+        if cell in table:
+            table[cell].at_once = most
+    return table
+
+
+def at_once(runs: list[CourseRun]) -> dict[tuple[int, int], int]:
+    """(exercise id, target id) -> the most of the class's runs that went at once on the
+    target (and node, for a target each node has its own of) while a run of the
+    exercise went (jobs/company.py: most_at_once)."""
+    places: dict[tuple[int, str], list[tuple[float, float, int]]] = defaultdict(list)
+    for run in runs:
+        if run.started is not None and run.ended is not None:
+            places[(run.target_id, run.node)].append((run.started, run.ended, run.exercise_id))
+    found: dict[tuple[int, int], int] = {}
+    for (target_id, _node), spans in places.items():
+        for exercise_id, most in most_at_once(spans).items():
+            cell = (exercise_id, target_id)
+            found[cell] = max(found.get(cell, 0), most)
+    return found
 
 
 def class_chart(

@@ -21,10 +21,12 @@ from django.views.decorators.http import require_POST
 
 from exercises.catalogue.models import Exercise
 from exercises.catalogue.profiles import active_profile
+from exercises.catalogue.quiet import quiet_figures, shared
 from exercises.courses import access, changes, grid, overview
 from exercises.courses.forms import CourseForm, JoinCourseForm
 from exercises.courses.models import Course, Enrollment
 from exercises.predictions.models import Prediction
+from jobs.company import annotated, company
 from jobs.figures import RATE_FIELDS
 from jobs.models import BenchmarkRun, RunResult
 from portal import units
@@ -355,6 +357,9 @@ EXPORT_FIELDS = [
     "engine", "read_mib_s", "create_ops_s", "stat_ops_s", "read_ops_s", "remove_ops_s",
     # Where the participant predicted this target in this exercise (1: fastest).
     "predicted_place",
+    # How many other runs shared its target (and node) while it ran (jobs/company.py),
+    # and its write figure as a percentage of the site's quiet figure (quiet.py).
+    "shared_with_runs", "percent_of_quiet",
 ]  # fmt: skip
 
 
@@ -366,16 +371,20 @@ def _figure(result: RunResult | None, field: str, digits: int) -> float | None:
 
 
 def _export_rows(course: Course, predicted: dict[tuple[int, int], list[str]]) -> list[dict]:
-    runs = (
+    runs = annotated(  # what each shared, in the same query
         BenchmarkRun.objects.filter(course=course)
         .select_related("user", "exercise", "target", "result")
         .defer("job_script", "workload", "raw_output")  # a class's outputs: up to GiBs
         .order_by("user__username", "exercise__order", "target__order", "created_at")
     )
+    runs = list(runs)
+    quiets = quiet_figures(runs)
     rows = []
     for run in runs:
         result = getattr(run, "result", None)
         write_mib_s = _figure(result, "write_bytes_per_s", 2)
+        # Against the figure of the write_mib_s column.
+        said = shared(run, company(run), quiets, result.write_mib_s if result else None)
         iops = result.write_iops if result else None
         rows.append(
             {
@@ -399,6 +408,8 @@ def _export_rows(course: Course, predicted: dict[tuple[int, int], list[str]]) ->
                 "predicted_place": _place(
                     predicted.get((run.user_id, run.exercise_id), []), run.target.key
                 ),
+                "shared_with_runs": said.company.runs if said else None,
+                "percent_of_quiet": said.percent if said else None,
             }
         )
     return rows

@@ -12,7 +12,7 @@ from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.cache import cache
 from django.db import connection
-from django.db.models import Q
+from django.db.models import OuterRef, Q, Subquery
 from django.utils import timezone
 from redis.exceptions import RedisError
 
@@ -23,12 +23,15 @@ from exercises.catalogue.models import (
     RESULT_FIELD,
     Exercise,
     MeasuredReference,
+    Metric,
     ReferenceResult,
     SiteProfile,
     StorageTarget,
 )
 from exercises.catalogue.profiles import active_profile
+from exercises.catalogue.quiet import Quiet, Shared, shared, site_quiet
 from exercises.catalogue.site import SITE_HASH, Site, site, site_of_key
+from jobs.company import annotated, company, company_sql
 from jobs.figures import figure
 from jobs.models import UNFINISHED_STATUSES, BenchmarkRun, RunResult, RunStatus
 from jobs.models import Rates as RunRates
@@ -147,23 +150,55 @@ def rates(exercise: Exercise, user: AbstractBaseUser, rows: list[Figures]) -> li
 
 
 def my_runs(exercise: Exercise, user: AbstractBaseUser, limit: int = 20) -> list[BenchmarkRun]:
-    return list(
+    """My latest runs of `exercise`, each with what it shared (jobs/company.py: read in
+    the same query)."""
+    runs = (
         # A calibration's runs are the site's (the calibration page follows them).
         BenchmarkRun.objects.filter(exercise=exercise, user=user, calibration=None)
         .select_related("target", "result")
         .defer("job_script", "workload", "raw_output")  # the panel shows none of them
         .order_by("-created_at")[:limit]
     )
+    return list(annotated(runs))
+
+
+def say_shared(runs: list[BenchmarkRun], site_of_runs: Site) -> None:
+    """Sets `shared` on each run of `runs`: for a completed one, its company and its
+    figure against the quiet figure of the site's references (quiet.Shared); None for
+    the others (no query)."""
+    quiets = site_quiet(site_of_runs.references)
+    for run in runs:
+        run.shared = None
+        if run.status == RunStatus.COMPLETED:
+            result = getattr(run, "result", None)
+            figure_of_run = result.write_mib_s if result else None
+            run.shared = shared(run, company(run), quiets, figure_of_run)
 
 
 def lesson(exercise: Exercise, user: AbstractBaseUser) -> list[lessons.Verdict]:
     """Whether my latest completed run on each side of the exercise's claims shows its
     lesson (1 query; none for an exercise that claims nothing)."""
+    return lesson_in_company(exercise, user)[0]
+
+
+def lesson_in_company(
+    exercise: Exercise, user: AbstractBaseUser, names: dict[str, str] | None = None
+) -> tuple[list[lessons.Verdict], dict[lessons.Side, lessons.Crowd]]:
+    """Whether my latest completed run on each side of the exercise's claims shows its
+    lesson, and the sides whose latest run shared its target and paid for it (what it
+    shared and its quiet figure read with it: 1 query; none for an exercise that claims
+    nothing). `names`: target key -> name."""
     claims = lessons.claims_of(exercise)
     if not claims:
-        return []
+        return [], {}
     sides = lessons.sides(claims)
     latest: dict[lessons.Side, float] = {}
+    crowded: dict[lessons.Side, lessons.Crowd] = {}
+    quiet = MeasuredReference.objects.filter(
+        exercise_id=OuterRef("run__exercise_id"),
+        target_id=OuterRef("run__target_id"),
+        metric=Metric.WRITE,
+    ).values("median")[:1]
     rows = (
         RunResult.objects.plausible(WRITE)
         .filter(
@@ -174,24 +209,42 @@ def lesson(exercise: Exercise, user: AbstractBaseUser) -> list[lessons.Verdict]:
             run__exercise__key__in={s.exercise for s in sides},
             run__target__key__in={s.target for s in sides},
         )
+        .annotate(company_found=company_sql(), quiet=Subquery(quiet))
         # The newest per exercise and target (PostgreSQL's DISTINCT ON).
         .order_by("run__exercise__key", "run__target__key", "-run__created_at")
         .distinct("run__exercise__key", "run__target__key")
-        .values_list("run__exercise__key", "run__target__key", WRITE, "processes")
+        .values_list(
+            "run__exercise__key", "run__target__key", WRITE, "processes", "company_found", "quiet"
+        )
     )
-    for exercise_key, target_key, bytes_per_s, processes in rows:
+    for exercise_key, target_key, bytes_per_s, processes, found, median in rows:
         side = lessons.Side(exercise_key, target_key)
-        if side in sides:
-            latest[side] = figure(WRITE, bytes_per_s, processes)
-    return lessons.judge(claims, latest.get)
+        if side not in sides:
+            continue
+        latest[side] = figure(WRITE, bytes_per_s, processes)
+        if (had := company(found)) is not None:
+            said = Shared(
+                target=(names or {}).get(target_key, target_key),
+                nodes="",
+                company=had,
+                figure=latest[side],
+                quiet=Quiet(median) if median is not None else None,
+            )
+            if said.crowd is not None:
+                crowded[side] = said.crowd
+    return lessons.judge(claims, latest.get), crowded
 
 
 def lesson_lines(
     exercise: Exercise, user: AbstractBaseUser, rows: list[Figures]
 ) -> list[lessons.Line]:
-    """The lesson as the runs panel says it; `rows` (the comparison) name the targets."""
+    """The lesson as the runs panel says it; `rows` (the comparison) name the targets.
+    When a run of it shared and paid for it, which exercise teaches the spread (1 query
+    more, only then)."""
     names = {row.target.key: row.target.name for row in rows}
-    return [lessons.line(v, names) for v in lesson(exercise, user)]
+    verdicts, crowded = lesson_in_company(exercise, user, names)
+    spread = lessons.spread_exercise(exercise.profile.exercises.all()) if crowded else None
+    return [lessons.line(v, names, crowded, spread) for v in verdicts]
 
 
 def target_figures(target: StorageTarget, user: AbstractBaseUser) -> list[Figures]:

@@ -142,8 +142,10 @@ def _runs_panel(request: HttpRequest, panel: pages.PanelState) -> HttpResponse:
 
 
 def _panel_context(request: HttpRequest, panel: pages.PanelState) -> dict:
-    exercise = pages.site_of(panel).exercise
+    exercise_site = pages.site_of(panel)
+    exercise = exercise_site.exercise
     runs = pages.my_runs(exercise, request.user)
+    pages.say_shared(runs, exercise_site)  # what each shared, read with the runs
     figures = pages.comparison(request.user, panel)
     if any(run.status == RunStatus.WAITING for run in runs):
         # Its place among all my waiting runs, of every exercise (1 query more).

@@ -47,6 +47,9 @@ class SlurmJob(BaseModel):
     standard_output: str = ""
     working_directory: str = ""
     cluster: str = ""
+    # The nodes it was given, as Slurm writes a hostlist ("c1", "node[1-2],gpu3"); ""
+    # before it has any (jobs/slurm/hostlist.py reads it).
+    nodes: str = ""
 
 
 class JobList(list[SlurmJob]):

@@ -35,6 +35,7 @@ from tests.jobs.recorded import (
     mock_client,
     recorded,
     recordings,
+    spec,
     spec_versions,
     submit_answer,
 )
@@ -223,6 +224,7 @@ def test_a_failed_25_11_job_reads_with_its_recorded_values() -> None:
         standard_output="/home/vhartman/slurm-5739.out",
         working_directory="/home/vhartman",
         cluster="hpc",
+        nodes="cn1",
     )
 
 
@@ -243,7 +245,30 @@ def test_a_timed_out_24_05_job_reads_with_its_recorded_values() -> None:
         standard_output="/home/ksoto/slurm-649717.out",
         working_directory="/home/ksoto",
         cluster="hpc",
+        nodes="cn001",
     )
+
+
+@pytest.mark.parametrize("state", STATES)
+@pytest.mark.parametrize("rec", recorded(*(f"slurm-job-{state}" for state in STATES)))
+def test_a_job_names_the_nodes_slurm_gave_it(rec: Recording, state: str) -> None:
+    job, raw = fetch(rec, state)
+
+    assert job.nodes == raw["nodes"]
+    # A job that ran names its node(s) as a hostlist ("cn1", "cn[1,3-4]"); a pending one none.
+    assert (job.nodes == "") == (state == "pending")
+
+
+@pytest.mark.parametrize("version", ["v0.0.38", "v0.0.39", "v0.0.40"])
+def test_the_versions_not_recorded_name_the_nodes_as_a_string_too(version: str) -> None:
+    # v0.0.38 (22.05, the dev cluster) to v0.0.40: their specs give `nodes` as a string.
+    release = {"v0.0.38": "22.05", "v0.0.39": "24.05", "v0.0.40": "24.05"}[version]
+    schemas = spec(release)["components"]["schemas"]
+    job = schemas.get(f"{version}_job_response_properties") or schemas[f"{version}_job_info"]
+    assert job["properties"]["nodes"]["type"] == "string"
+    raw = copy.deepcopy(find("25.11-v0.0.44").raw_job("running")) | {"nodes": "c[1-2]"}
+
+    assert adapters.parse_job(raw).nodes == "c[1-2]"
 
 
 @pytest.mark.parametrize(

@@ -60,6 +60,8 @@ class _Job(_Loose):
     stdout_expanded: Text = ""
     current_working_directory: Text = ""
     cluster: Text = ""
+    # A hostlist string in every version (v0.0.38 to v0.0.44): "" while pending.
+    nodes: Text = ""
 
 
 def _time(value: int | _Number | None) -> datetime | None:
@@ -109,6 +111,7 @@ def parse_job(raw: dict[str, Any]) -> SlurmJob:
         standard_output=job.stdout_expanded or job.standard_output,
         working_directory=job.current_working_directory,
         cluster=job.cluster,
+        nodes=job.nodes,
     )
 
 

@@ -435,7 +435,8 @@ def test_the_export_has_mdtests_rates_and_a_read_back_figure(client, people) -> 
     assert (fio["write_mib_s"], fio["read_mib_s"], fio["create_ops_s"]) == (50.0, 200.0, None)
     header = client.get(f"/courses/{course.pk}/export.csv").content.decode().splitlines()[0]
     assert header.endswith(
-        "engine,read_mib_s,create_ops_s,stat_ops_s,read_ops_s,remove_ops_s,predicted_place"
+        "engine,read_mib_s,create_ops_s,stat_ops_s,read_ops_s,remove_ops_s,predicted_place,"
+        "shared_with_runs,percent_of_quiet"
     )
 
 
