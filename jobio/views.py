@@ -11,6 +11,7 @@ from django.views.decorators.http import require_POST
 from exercises.advisor.facts import advice_for
 from exercises.advisor.io_profile import IOProfile
 from exercises.catalogue.profiles import active_profile
+from exercises.weather.pages import slow_now
 from jobio import checks, runs
 from jobio.charts import chart_data, size_rows
 from jobio.forms import JobIdForm, UploadForm
@@ -113,6 +114,7 @@ def _result(check: JobCheck) -> dict:
         "job": job,
         "site": profile,
         "exercise_link": link,
+        "slow_now": slow_now(profile),  # said beside each target that reads slow now
         "recommended_names": " and ".join(names[key] for key in job.recommended),
         "chart": chart_data(io),
         "size_rows": size_rows(io),

@@ -8,6 +8,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("portal",),  # the house: settings, logins, accounts, units, health
     ("jobs",),  # runs on the cluster
     ("exercises.catalogue",),  # the site: profiles, targets, exercises, references
+    ("exercises.weather",),  # the filesystem's weather: canaries and their readings
     # Each builds on the site alone: how full an account is, a trainee's guess, which
     # target suits a workload.
     ("exercises.quotas", "exercises.predictions", "exercises.advisor"),

@@ -108,6 +108,7 @@ INSTALLED_APPS = [
     "jobs",
     "exercises",  # the teaching domain's migration history, no models
     "exercises.catalogue",
+    "exercises.weather",
     "exercises.quotas",
     "exercises.predictions",
     "exercises.courses",
@@ -501,6 +502,23 @@ if CALIBRATION_PARALLEL < 1:
     raise ImproperlyConfigured(
         f"CALIBRATION_PARALLEL must be 1 or more, not {CALIBRATION_PARALLEL}"
     )
+# The filesystem's weather (exercises/weather/): every WEATHER_MINUTES (0: never by
+# itself) a small canary of each kind on each target, as WEATHER_ACCOUNT's cluster
+# account (a portal login with one; unset: none), running the workload of a calibrated
+# exercise (canaries.py says why these settings); readings kept WEATHER_RETENTION_DAYS.
+WEATHER_MINUTES = envint("WEATHER_MINUTES", "15")
+WEATHER_ACCOUNT = os.getenv("WEATHER_ACCOUNT", "")
+WEATHER_STREAMING_EXERCISE = os.getenv("WEATHER_STREAMING_EXERCISE", "1a")
+WEATHER_METADATA_EXERCISE = os.getenv("WEATHER_METADATA_EXERCISE", "6")
+WEATHER_RETENTION_DAYS = envint("WEATHER_RETENTION_DAYS", "30")
+# A target's two canaries take seconds: one round in 5 minutes is already a few percent
+# of its time (exercises/weather/canaries.py: MIN_MINUTES).
+if WEATHER_MINUTES < 0 or 0 < WEATHER_MINUTES < 5:
+    raise ImproperlyConfigured(
+        f"WEATHER_MINUTES must be 0 (off) or 5 or more, not {WEATHER_MINUTES}"
+    )
+if WEATHER_RETENTION_DAYS < 0:
+    raise ImproperlyConfigured("WEATHER_RETENTION_DAYS must be 0 (no limit) or more")
 
 # Benchmark runs. Jobs post their output to PORTAL_CALLBACK_URL, which compute
 # nodes must reach.
@@ -625,6 +643,9 @@ CELERY_BEAT_SCHEDULE = {
     "end-lost-checks": {"task": "jobio.tasks.end_lost_checks", "schedule": 60},
     # Drops raw outputs and runs' logs past RAW_OUTPUT_RETENTION_DAYS or the user's cap.
     "drop-raw-outputs": {"task": "jobs.tasks.drop_raw_outputs", "schedule": 600},
+    # The weather: readings of canaries that ended, then the canaries due; old readings go.
+    "take-readings": {"task": "weather.tasks.take_readings", "schedule": 10},
+    "drop-old-readings": {"task": "weather.tasks.drop_old_readings", "schedule": 600},
 }
 
 LOGGING = {

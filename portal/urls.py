@@ -19,6 +19,7 @@ urlpatterns = [
     path("", include("exercises.advisor.urls")),
     path("jobs/", include("jobs.urls")),
     path("check-my-job/", include("jobio.urls")),
+    path("weather/", include("exercises.weather.urls")),
     path("admin/", admin.site.urls),
 ]
 

@@ -36,6 +36,10 @@ export STATIC_ROOT=${STATIC_ROOT:-$STATE_DIR/static}
 # memory copies) would measure each other. Given to the worker and to the demo's
 # round only: the tests set their own.
 DEV_CALIBRATION_PARALLEL=${CALIBRATION_PARALLEL:-1}
+# The filesystem's weather: canaries as the demo's service login `weather` (cluster
+# account sl-weather), every WEATHER_MINUTES. `make test` turns them off for the
+# services it starts (docker/dev/test.sh): its tests measure a quiet cluster.
+export WEATHER_ACCOUNT=${WEATHER_ACCOUNT-weather}
 # Each lab run records its own I/O with the darshan-runtime docker/slurm/start.sh built
 # (RUN_DARSHAN_RUNTIME= turns it off).
 export RUN_DARSHAN_RUNTIME=${RUN_DARSHAN_RUNTIME-/opt/storagelab/darshan/lib/libdarshan.so}

@@ -142,8 +142,9 @@ fi
 # The dev site's storage targets (loop-mounted images, a throttle): mounted before the
 # accounts' directories are made on them.
 "$here/storage.sh"
-# The dev site's cluster accounts: an instructor and three trainees.
-for user in ${STORAGELAB_DEV_ACCOUNTS:-sl-instructor sl-trainee1 sl-trainee2 sl-trainee3}; do
+# The dev site's cluster accounts: an instructor, three trainees, and the account the
+# weather's canaries run as.
+for user in ${STORAGELAB_DEV_ACCOUNTS:-sl-instructor sl-trainee1 sl-trainee2 sl-trainee3 sl-weather}; do
   "$here/account.sh" add "$user"
 done
 say "Slurm is up: partition $PARTITION, slurmrestd on http://$REST_ADDR"

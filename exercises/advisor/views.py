@@ -8,6 +8,7 @@ from exercises.advisor import Access, FileShape, Question, advise
 from exercises.advisor.facts import target_facts
 from exercises.advisor.forms import AdvisorForm
 from exercises.catalogue.profiles import active_profile
+from exercises.weather.pages import slow_now
 
 
 @login_required
@@ -29,4 +30,7 @@ def advisor(request: HttpRequest) -> HttpResponse:
         )
         advice = advise(target_facts(profile), question)
     template = "advisor/advisor.html#advice" if request.htmx else "advisor/advisor.html"
-    return render(request, template, {"profile": profile, "form": form, "advice": advice})
+    ctx = {"profile": profile, "form": form, "advice": advice}
+    if advice is not None:
+        ctx["slow_now"] = slow_now(profile)  # said beside each target that reads slow now
+    return render(request, template, ctx)

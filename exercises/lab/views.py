@@ -19,6 +19,7 @@ from exercises.predictions.compare import names_of, outcome
 from exercises.predictions.forms import PredictionForm
 from exercises.predictions.models import Prediction
 from exercises.predictions.rules import asked_first, has_run, may_predict, takes_prediction
+from exercises.weather import pages as weather_pages
 from jobs import slots
 from jobs.models import UNFINISHED_STATUSES, BenchmarkRun, RunStatus
 from portal.errors import NotFound
@@ -241,5 +242,9 @@ def _started(exercise: Exercise, started: list[BenchmarkRun]) -> str:
 def target_detail(request: HttpRequest, key: str) -> HttpResponse:
     profile = active_profile()
     target = pages.get_target(profile, key)
-    ctx = {"target": target, "rows": pages.target_figures(target, request.user)}
+    ctx = {
+        "target": target,
+        "rows": pages.target_figures(target, request.user),
+        "kinds": weather_pages.weather([target])[target.pk],
+    }
     return render(request, "lab/target_detail.html", ctx)

@@ -6,6 +6,7 @@ from django.shortcuts import render
 
 from exercises.catalogue.profiles import active_profile
 from exercises.quotas import status
+from exercises.weather import pages as weather_pages
 from portal.models import ClusterAccount
 
 
@@ -15,10 +16,15 @@ def my_storage(request: HttpRequest) -> HttpResponse:
     see everyone's in the admin)."""
     profile = active_profile()
     account = ClusterAccount.objects.filter(user=request.user).first()
+    rows = status.for_account(profile, account) if account else []
+    targets = [row.target for row in rows] if rows else list(profile.targets.all())
+    weather = weather_pages.weather(targets)  # one query for every target
     ctx = {
+        # Each target's weather now, beside how full it is: a slow target is not the user's fault.
+        "weather": [(target, weather[target.pk]) for target in targets],
         "profile": profile,
         "account": account,
-        "rows": status.for_account(profile, account) if account else [],
+        "rows": rows,
         "warning_percent": status.WARNING_PERCENT,
         "critical_percent": status.CRITICAL_PERCENT,
     }

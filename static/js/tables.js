@@ -34,7 +34,8 @@
   }
 
   function labelAll() {
-    document.querySelectorAll("main table").forEach(label);
+    // A heat map keeps its grid (static/css/portal.css fits it): as a list it is no map.
+    document.querySelectorAll("main table:not(.keeps-grid)").forEach(label);
   }
 
   document.addEventListener("DOMContentLoaded", labelAll);

@@ -38,3 +38,8 @@ def test_the_demo_course_is_taught_by_the_instructor_and_joined_by_the_trainees(
     assert set(course.targets.all()) == set(dev_profile.targets.all())
     assert can_teach(User.objects.get(username="instructor"))
     assert User.objects.get(username="trainee1").cluster_account.username == "sl-trainee1"
+    # The weather's canaries run as an account of their own, which nobody logs in as.
+    weather = User.objects.get(username="weather")
+    assert weather.cluster_account.username == "sl-weather"
+    assert not weather.has_usable_password() and not weather.is_staff
+    assert not course.enrollments.filter(user=weather).exists()

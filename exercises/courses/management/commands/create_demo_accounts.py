@@ -14,13 +14,16 @@ from exercises.courses.models import Course, Enrollment
 from portal.logins import instructors_group
 from portal.models import ClusterAccount
 
-# (portal login, cluster account or None, staff or teaching)
+# (portal login, cluster account or None, staff or teaching, or "service": no login)
 DEMO_ACCOUNTS = [
     ("admin", None, True),
     ("instructor", "sl-instructor", "teach"),
     ("trainee1", "sl-trainee1", False),
     ("trainee2", "sl-trainee2", False),
     ("trainee3", "sl-trainee3", False),
+    # The account the weather's canaries run as (WEATHER_ACCOUNT, docker/dev/env.sh): a
+    # site's own, apart from every person's, so that its runs go in turn with no one's.
+    ("weather", "sl-weather", "service"),
 ]
 DEMO_COURSE = "Storage course (demo)"
 
@@ -44,7 +47,10 @@ class Command(BaseCommand):
         for username, cluster_username, role in DEMO_ACCOUNTS:
             user, _ = User.objects.get_or_create(username=username)
             user.is_staff = user.is_superuser = role is True
-            user.set_password(password)
+            if role == "service":
+                user.set_unusable_password()  # runs canaries; nobody logs in as it
+            else:
+                user.set_password(password)
             user.save()
             if role == "teach":
                 user.groups.add(instructors)
@@ -54,7 +60,7 @@ class Command(BaseCommand):
                 ClusterAccount.objects.update_or_create(
                     user=user, defaults={"username": cluster_username}
                 )
-        names = ", ".join(name for name, _, _ in DEMO_ACCOUNTS)
+        names = ", ".join(name for name, _, role in DEMO_ACCOUNTS if role != "service")
         self.stdout.write(f"demo accounts ready: {names}")
         course = self.demo_course(User)
         if course:
