@@ -145,7 +145,7 @@ def test_a_run_without_a_reading_near_it_gets_an_empty_placeholder(
 def test_staff_see_a_week_as_a_heatmap_and_trainees_do_not(
     client, ada, canary, dev_profile, make_user, django_assert_max_num_queries, settings
 ) -> None:
-    settings.WEATHER_ACCOUNT = ""  # the page says the weather is off, and why
+    settings.WEATHER_MINUTES, settings.WEATHER_ACCOUNT = 15, ""  # off, and the page says why
     reading(canary, dev_profile, "global", 90.0, ago=timedelta(hours=2))
     reading(canary, dev_profile, "global", 70.0, ago=timedelta(days=3))
     reading(canary, dev_profile, "global", 10.0, ago=timedelta(days=8))  # beyond the week
