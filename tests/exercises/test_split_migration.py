@@ -30,6 +30,7 @@ BEFORE = [
     ("quotas", None),
     ("courses", None),
     ("calibration", None),
+    ("weather", None),  # made after the split
 ]
 
 
