@@ -18,7 +18,8 @@ time limit of TIME_LIMIT_MINUTES. A target gets one canary of each kind every
 WEATHER_MINUTES (at least MIN_MINUTES; 0: none), never two at once (a target with a
 canary going gets no other: checked under one lock), and none at all once Slurm
 refused one (`refused`) until an administrator's `manage.py weather --once` goes
-through. On the dev cluster a target's two canaries take a few seconds of its 15
+through; none while a calibration round measures the quiet site, or while the portal's
+address for jobs does not answer (a canary could not send its figure). On the dev cluster a target's two canaries take a few seconds of its 15
 minutes (the command prints each one's time and its share).
 
 Canaries run as WEATHER_ACCOUNT's cluster account (a portal login with one), through
@@ -31,8 +32,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
 
+import httpx
 from django.conf import settings
 from django.contrib.auth import get_user_model
+from django.core.cache import cache
 from django.db import connection, transaction
 from django.utils import timezone
 
@@ -233,15 +236,44 @@ def calibrating() -> bool:
     ).exists()
 
 
+def portal_answers() -> bool:
+    """Whether the address jobs post their output to (PORTAL_CALLBACK_URL) answers,
+    whatever it says. A canary started while the web server is away (a portal being
+    deployed, a dev machine's workers left running after `make demo`) would retry its
+    post for RESULT_RETRY_SECONDS, hold a node's core meanwhile, and hold the account's
+    next canaries behind it (RUNS_IN_TURN)."""
+    try:
+        httpx.head(settings.PORTAL_CALLBACK_URL, timeout=3)
+    except httpx.HTTPError:
+        cache.set(_NO_PORTAL, timezone.now(), timeout=settings.WEATHER_MINUTES * 60 * 2)
+        return False
+    cache.delete(_NO_PORTAL)
+    return True
+
+
+_NO_PORTAL = "weather:portal-did-not-answer"  # when, for the status sentence
+
+
 def start_due(profile: SiteProfile) -> Step | None:
     """Beat's turn: the canaries due now, unless the weather is off (WEATHER_MINUTES
     0, no WEATHER_ACCOUNT), stopped (Slurm refused the latest canary), or waits for a
-    calibration round to end."""
+    calibration round to end or for the portal to answer its jobs."""
     if not (settings.WEATHER_MINUTES and settings.WEATHER_ACCOUNT) or refused(profile):
         return None
     if calibrating():
         return None
-    return step(profile, due_by_schedule(timezone.now()))
+    due = due_by_schedule(timezone.now())
+    # The portal is asked only when a canary is due: once a round, not every beat.
+    if not _any_due(profile, due) or not portal_answers():
+        return None
+    return step(profile, due)
+
+
+def _any_due(profile: SiteProfile, due: Due) -> bool:
+    """Whether `due` says any canary is due on any target (1 query)."""
+    targets = list(profile.targets.all())
+    latest = _latest(targets)
+    return any(due(t, kind, latest.get((t.pk, kind))) for t in targets for kind in Kind)
 
 
 def status(profile: SiteProfile) -> str:
@@ -259,6 +291,12 @@ def status(profile: SiteProfile) -> str:
         )
     if calibrating():
         return "Waiting: a calibration round is measuring the quiet site; canaries wait for it."
+    if since := cache.get(_NO_PORTAL):
+        return (
+            f"Waiting: the portal's address for jobs ({settings.PORTAL_CALLBACK_URL}) did not "
+            f"answer at {timezone.localtime(since):%H:%M}, so no canary could send its figure; "
+            "they start again once it answers."
+        )
     return (
         f"On: every {settings.WEATHER_MINUTES} minutes a canary of each kind on each target, "
         f"as {settings.WEATHER_ACCOUNT}'s cluster account."

@@ -5,6 +5,7 @@ the command's stored readings."""
 
 import io
 import json
+import socket
 from datetime import timedelta
 
 import pytest
@@ -29,6 +30,12 @@ def canary(dev_profile, make_user, settings):
     user = make_user("sl-weather")
     settings.WEATHER_ACCOUNT = user.username
     return user.cluster_account
+
+
+@pytest.fixture
+def portal_up(live_server, settings) -> None:
+    """The address jobs post their output to answers (the schedule asks it first)."""
+    settings.PORTAL_CALLBACK_URL = live_server.url
 
 
 def every_kind_due(target, kind, latest) -> bool:
@@ -86,7 +93,7 @@ def test_a_target_gets_one_canary_at_a_time_with_the_calibrated_usual(canary, de
 
 
 def test_the_schedule_starts_what_is_due_and_stops_once_slurm_refused(
-    canary, dev_profile, settings
+    canary, dev_profile, settings, portal_up
 ) -> None:
     settings.WEATHER_MINUTES = 15
     first = canaries.start_due(dev_profile)
@@ -105,7 +112,7 @@ def test_the_schedule_starts_what_is_due_and_stops_once_slurm_refused(
 
 
 def test_canaries_wait_while_a_calibration_round_measures_the_quiet_site(
-    canary, dev_profile, settings, ada_account
+    canary, dev_profile, settings, ada_account, portal_up
 ) -> None:
     settings.WEATHER_MINUTES = 15
     round_ = Calibration.objects.create(profile=dev_profile, repeat=1, exercise_keys=["1a"])
@@ -120,6 +127,22 @@ def test_canaries_wait_while_a_calibration_round_measures_the_quiet_site(
 
     BenchmarkRun.objects.filter(pk=calibrating.pk).update(status=RunStatus.COMPLETED)
     assert len(canaries.start_due(dev_profile).started) == 4
+
+
+def test_no_canary_starts_while_the_portal_cannot_take_its_figure(
+    canary, dev_profile, settings
+) -> None:
+    with socket.socket() as probe:  # a port nobody listens on
+        probe.bind(("127.0.0.1", 0))
+        unused_tcp_port = probe.getsockname()[1]
+    settings.WEATHER_MINUTES = 15
+    settings.PORTAL_CALLBACK_URL = f"http://127.0.0.1:{unused_tcp_port}"
+
+    assert canaries.start_due(dev_profile) is None
+    assert not Reading.objects.exists()
+    assert canaries.status(dev_profile).startswith(
+        f"Waiting: the portal's address for jobs (http://127.0.0.1:{unused_tcp_port}) did not"
+    )
 
 
 def test_a_reading_is_taken_from_its_runs_result_and_marked_during_a_class(

@@ -40,6 +40,7 @@ def test_a_round_reads_every_target_and_global_is_slow_beside_a_writer(
 ) -> None:
     canary = make_user(make_cluster_username(), staff=True)
     settings.WEATHER_ACCOUNT = canary.username
+    settings.WEATHER_MINUTES = 15  # what a round's cost is a share of (make test sets 0)
     call_command(
         "calibrate", "--user", canary.username, "--repeat", "1", "--exercises", "1a,6",
         "--wait", "--timeout", "300", stdout=io.StringIO(),
