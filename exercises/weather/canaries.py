@@ -19,8 +19,9 @@ WEATHER_MINUTES (at least MIN_MINUTES; 0: none), never two at once (a target wit
 canary going gets no other: checked under one lock), and none at all once Slurm
 refused one (`refused`) until an administrator's `manage.py weather --once` goes
 through; none while a calibration round measures the quiet site, or while the portal's
-address for jobs does not answer (a canary could not send its figure). On the dev cluster a target's two canaries take a few seconds of its 15
-minutes (the command prints each one's time and its share).
+address for jobs does not answer (a canary could not send its figure). On the dev
+cluster a target's two canaries take 7-23 s of its 15 minutes (the command prints
+each one's time and its share).
 
 Canaries run as WEATHER_ACCOUNT's cluster account (a portal login with one), through
 Slurm like any run (jobs.submission.start_run), as a calibration round runs as
