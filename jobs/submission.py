@@ -29,7 +29,7 @@ from celery import shared_task
 from celery.app.task import Task
 from django.conf import settings
 from django.core.cache import cache
-from django.db import connection, transaction
+from django.db import transaction
 from django.db.models import Model, QuerySet
 from django.utils import timezone
 from kombu.exceptions import OperationalError as BrokerUnavailable
@@ -44,6 +44,7 @@ from jobs.results import token_hash
 from jobs.scripts import job_spec, render_script
 from jobs.slurm import JobSpec, SlurmClient, SlurmError, SlurmJob, SlurmRejected, get_client
 from jobs.states import transition
+from portal import locks
 from portal.models import ClusterAccount
 
 log = logging.getLogger(__name__)
@@ -251,10 +252,10 @@ def _in_turn(run: BenchmarkRun) -> Iterator[int | None]:
     if not settings.RUNS_IN_TURN:
         yield None
         return
-    with transaction.atomic(), connection.cursor() as cursor:
+    with transaction.atomic():
         # One lock per account, for this transaction: two workers submitting runs of
         # one account would each find the same latest run, and start together after it.
-        cursor.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", [_TURN + run.cluster_username])
+        locks.hold(_TURN + run.cluster_username)
         latest = (
             BenchmarkRun.objects.filter(
                 cluster_username=run.cluster_username,

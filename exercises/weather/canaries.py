@@ -37,7 +37,7 @@ import httpx
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.cache import cache
-from django.db import connection, transaction
+from django.db import transaction
 from django.utils import timezone
 
 from exercises.catalogue.models import (
@@ -51,6 +51,7 @@ from exercises.weather.models import Kind, Reading
 from jobs.engines import Workload
 from jobs.models import UNFINISHED_STATUSES, BenchmarkRun, RunStatus
 from jobs.submission import start_run
+from portal import locks
 from portal.models import ClusterAccount
 from portal.units import MiB
 
@@ -166,8 +167,8 @@ def step(profile: SiteProfile, due: Due, targets: list[StorageTarget] | None = N
     runner = account()
     targets = list(profile.targets.all()) if targets is None else targets
     started, going = [], set()
-    with transaction.atomic(), connection.cursor() as cursor:
-        cursor.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", [_LOCK])
+    with transaction.atomic():
+        locks.hold(_LOCK)
         pending = set(
             Reading.objects.filter(target__in=targets, figure__isnull=True, problem="").values_list(
                 "target_id", flat=True
