@@ -2,7 +2,7 @@
 result came the way every run's does: jobs/results.py), and kept WEATHER_RETENTION_DAYS.
 
 A reading taken while trainees' runs were going on its target (other people's runs,
-not a calibration's, whose time overlapped the canary's) is kept and marked
+not a calibration's, whose time overlapped the canary's: jobs/company.py) is kept and marked
 `during_class`: the weather a class makes is weather too, and pages say so."""
 
 from datetime import datetime, timedelta
@@ -13,6 +13,7 @@ from django.db.models import Q
 from exercises.catalogue.models import RESULT_FIELD
 from exercises.weather.canaries import METRIC
 from exercises.weather.models import Reading
+from jobs.company import annotated, company
 from jobs.models import UNFINISHED_STATUSES, BenchmarkRun, RunStatus
 
 # Readings (and their runs) dropped per DELETE: a round of retention is short.
@@ -59,21 +60,10 @@ def _take(reading: Reading) -> bool:
 
 
 def _during_class(run: BenchmarkRun) -> bool:
-    """Trainees' runs were going on the canary's target while it ran (1 query)."""
-    if run.started_at is None:
-        return False
-    ended = run.ended_at or run.started_at
-    return (
-        BenchmarkRun.objects.filter(
-            target_id=run.target_id, calibration=None, started_at__lte=ended
-        )
-        .exclude(user_id=run.user_id)
-        .filter(
-            Q(ended_at__isnull=True, status__in=UNFINISHED_STATUSES)
-            | Q(ended_at__gte=run.started_at)
-        )
-        .exists()
-    )
+    """Other people's runs (not a calibration's) shared the canary's target while it
+    ran, by the rule every run page uses (jobs/company.py) (1 query)."""
+    found = company(annotated(BenchmarkRun.objects.filter(pk=run.pk)).first())
+    return found is not None and found.others > 0
 
 
 def drop_old(now: datetime) -> int:
