@@ -13,10 +13,9 @@ from playwright.sync_api import Browser, Page, expect
 from exercises.courses.models import Course, Enrollment
 from jobs.models import BenchmarkRun, RunStatus
 from tests.courses import seed_class
-from tests.e2e.browser import ARTIFACTS, log_in
+from tests.e2e.browser import ARTIFACTS, PHONE, log_in
 
 DESKTOP = {"width": 1280, "height": 900}
-PHONE = {"width": 390, "height": 844}
 
 
 def shot(page: Page, name: str) -> None:
