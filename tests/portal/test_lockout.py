@@ -63,10 +63,14 @@ def test_thirty_addresses_get_ten_guesses_then_one_at_a_time(make_user, settings
     assert all(checked(a) for a in answers[:10])
     guesses = sum(checked(a) for a in answers)
     assert guesses <= 10 + turns_in(elapsed), f"{guesses} guesses in {elapsed:.1f} s"
-    refused = answers[-1]
-    assert refused.status_code == 429
-    assert "it takes one try at a time: try again in" in refused.content.decode()
-    assert 1 <= int(refused["Retry-After"]) <= 300
+    # On a slow host a turn may open just as the thirtieth try comes: every try that was
+    # not checked is refused with the wait said, not only the last one.
+    refused = [a for a in answers if not checked(a)]
+    assert len(refused) == 30 - guesses
+    for answer in refused:
+        assert answer.status_code == 429
+        assert "it takes one try at a time: try again in" in answer.content.decode()
+        assert 1 <= int(answer["Retry-After"]) <= 300
 
 
 def test_a_name_nobody_has_is_counted_alike(make_user, settings) -> None:
