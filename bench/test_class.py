@@ -155,12 +155,13 @@ def test_a_class_of_200(
 def run_class(
     name, portal, slurm, profile, targets, class_sizes, make_user, make_account, tmp_path,
     accounts_ready=lambda names: None, deadline_s=DEADLINE_S, class_gap_s=0,
+    besides=lambda: {},
 ) -> dict:  # fmt: skip
     """Classes of `class_sizes` trainees, each class a course of its own with its
     instructor, run exercise 1a on `targets` (one run each) as bench/locustfile.py
     has them, each class starting `class_gap_s` after the one before (in rooms of
     their own, on schedules of their own); the figures go to bench/results/NAME.json,
-    and are asserted."""
+    with what `besides()` adds (what else ran meanwhile), and are asserted."""
     base = portal.hosts[0]
     courses, trainees = [], []
     for number, size in enumerate(class_sizes):
@@ -348,7 +349,7 @@ def run_class(
             "quiet_page_ms_before": speed_before,
             "quiet_page_ms_after": speed_after,
         },
-    }
+    } | besides()
     write_results(name, figures)
     print(f"\n{len(courses)} class(es), {len(trainees)} trainees, {len(portal.hosts)} replica(s) "
           f"(bench/results/{name}.json):")  # fmt: skip

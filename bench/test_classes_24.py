@@ -14,19 +14,31 @@ its requests by kind.
 Targets (issue 29): every page p95 < 150 ms in every phase, 0 errors, every run
 completed, no Slurm job id twice, no run submitted twice (one POST job/submit per
 run), and one `GET /jobs` per sync cycle at most, however many replicas.
+
+With the filesystem's weather on (issue 39): beat starts canaries on every target of
+the site, the class's two among them, every BENCH_WEATHER_MINUTES (5, the least a
+site may set; 0: none), as a cluster account of their own; they queue in Slurm with
+the class's jobs. `canaries` in the JSON says how many started and ended, what share
+of each target's time they took, and whether two ever ran at once on one target.
 """
 
+import itertools
 import os
 import re
 import subprocess
 import threading
+import time
 from collections import Counter
+from collections.abc import Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
+from django.contrib.auth.models import User
 
 from bench.test_class import Portal, Slurm, run_class, start_portal
 from exercises.catalogue.models import StorageTarget
+from exercises.weather.models import Reading
 from tests.cluster24 import JWT_KEY, REST_URL, CuttableLink, bridge_address
 
 pytestmark = [pytest.mark.live, pytest.mark.django_db(transaction=True)]
@@ -36,6 +48,7 @@ CLASS_SIZE = int(os.getenv("BENCH_CLASS_SIZE", "200"))
 REPLICAS = 2
 # Five classes in five rooms start their runs a minute apart, not in the same 30 s.
 CLASS_GAP_S = int(os.getenv("BENCH_CLASS_GAP_S", "60"))
+WEATHER_MINUTES = os.getenv("BENCH_WEATHER_MINUTES", "5")
 ROOT = Path(__file__).resolve().parent.parent
 # A request's first line: its method and path, the version and query left out.
 REQUEST = re.compile(rb"(?m)^(GET|POST|DELETE) /slurm/v[0-9.]+/([a-z/]+?)(?:/[0-9]+)?[ ?]")
@@ -69,30 +82,15 @@ def set_partition_24(state: str) -> None:
 
 
 @pytest.fixture
-def replicas(settings, tmp_path, cluster24, slurm_24):
-    link = CountingLink(int(REST_URL.rsplit(":", 1)[1]))
-    settings.SLURMRESTD_URL = link.url
-    env = {
-        "SLURMRESTD_URL": link.url,
-        "SLURM_JWT_KEY_FILE": str(JWT_KEY),
-        "SLURM_SERVICE_USER": "slurmrestd",
-        "SLURM_PARTITION": "debug",
-    }
-    portal = start_portal(settings, tmp_path, REPLICAS, bridge_address(), env)
-    yield portal, link
-    portal.stop()
-
-
-def test_five_classes_of_200_on_two_replicas_and_slurm_24(
-    replicas, dev_profile, make_user, make_cluster_username, tmp_path
-) -> None:
-    portal, link = replicas
-    portal: Portal
-    # The cluster's GlusterFS volume ($GLOBAL, over the network, its bricks in the file
-    # servers' memory) and the job's own $TMPDIR (in the node's memory). Not the dev
-    # site's $SCRATCH: a loop device on this VM's disk, whose writes queue PostgreSQL's
-    # commits behind them, which a site's parallel filesystem, other machines, never does.
-    targets = [
+def cluster_targets(dev_profile) -> list[StorageTarget]:
+    """The class's targets: the cluster's GlusterFS volume ($GLOBAL, over the network,
+    its bricks in the file servers' memory) and the job's own $TMPDIR (in the node's
+    memory). Not the dev site's $SCRATCH: a loop device on this VM's disk, whose writes
+    queue PostgreSQL's commits behind them, which a site's parallel filesystem, other
+    machines, never does. The dev site's $TMPDIR, a directory in this host's memory that
+    the cluster's nodes do not have, leaves the site (the canaries would fail there)."""
+    dev_profile.targets.filter(key="tmp").delete()
+    return [
         StorageTarget.objects.create(
             profile=dev_profile, key="gluster", name="$GLOBAL", filesystem="GlusterFS",
             path_template="/gluster/{user}", order=90,
@@ -103,18 +101,95 @@ def test_five_classes_of_200_on_two_replicas_and_slurm_24(
         ),
     ]  # fmt: skip
 
+
+@pytest.fixture
+def weather_login(make_user, make_cluster_username) -> Iterator[User]:
+    """The portal login whose cluster account the canaries run as, on every node; its
+    canaries still in Slurm when the bench ends are cancelled."""
+    name = make_cluster_username()
+    subprocess.run([str(ROOT / "docker/cluster/account.sh"), name], check=True, timeout=60)
+    yield make_user(name)
+    subprocess.run(["docker", "exec", "slurm-ctl", "scancel", "-u", name], check=False, timeout=30)
+
+
+@pytest.fixture
+def replicas(settings, tmp_path, cluster24, slurm_24, cluster_targets, weather_login):
+    link = CountingLink(int(REST_URL.rsplit(":", 1)[1]))
+    settings.SLURMRESTD_URL = link.url
+    env = {
+        "SLURMRESTD_URL": link.url,
+        "SLURM_JWT_KEY_FILE": str(JWT_KEY),
+        "SLURM_SERVICE_USER": "slurmrestd",
+        "SLURM_PARTITION": "debug",
+        "WEATHER_MINUTES": WEATHER_MINUTES,
+        "WEATHER_ACCOUNT": weather_login.username,
+        # The cluster's launcher: its nodes claim 8 CPUs on 2 cores (the mdtest canary
+        # runs 8 ranks), so no binding to cores, as tests/jobs/test_runs_24_live.py.
+        "MPI_LAUNCHER": "mpirun --bind-to none",
+    }
+    portal = start_portal(settings, tmp_path, REPLICAS, bridge_address(), env)
+    yield portal, link
+    portal.stop()
+
+
+def canaries(since: float) -> dict:
+    """The canaries beat started during the bench: per target, how many started, gave a
+    figure, failed, the seconds their jobs ran (and that as a share of the bench's
+    time), and how many pairs of them ran at once on the target (must be none)."""
+    rows = Reading.objects.filter(run__created_at__gte=datetime.fromtimestamp(since, UTC))
+    seconds = time.time() - since
+    by_target = {}
+    for target in {r.target for r in rows.select_related("target")}:
+        own = rows.filter(target=target).select_related("run")
+        spans = sorted(
+            (r.run.started_at, r.run.ended_at) for r in own if r.run.started_at and r.run.ended_at
+        )
+        ran = sum((b - a).total_seconds() for a, b in spans)
+        by_target[f"{target.name} ({target.key})"] = {
+            "started": own.count(),
+            "with_a_figure": own.exclude(figure=None).count(),
+            "failed": own.exclude(problem="").count(),
+            "problems": sorted({f"{r.kind}: {r.problem[:120]}" for r in own if r.problem}),
+            "still_going": own.filter(figure=None, problem="").count(),
+            "seconds_run": round(ran, 1),
+            "share_of_time": round(ran / seconds, 4),
+            "two_at_once": sum(b1 > a2 for (_, b1), (a2, _) in itertools.pairwise(spans)),
+        }
+    return {
+        "weather_minutes": int(WEATHER_MINUTES),
+        "submitted": rows.exclude(run__slurm_job_id=None).count(),
+        "by_target": by_target,
+    }
+
+
+def test_five_classes_of_200_on_two_replicas_and_slurm_24(
+    replicas, cluster_targets, dev_profile, make_user, make_cluster_username, tmp_path
+) -> None:
+    portal, link = replicas
+    portal: Portal
+
     def on_the_cluster(names: list[str]) -> None:
         subprocess.run([str(ROOT / "docker/cluster/account.sh"), *names], check=True, timeout=900)
 
+    since = time.time()
     figures = run_class(
         "classes24", portal, Slurm(partition=set_partition_24, requests=link.requests),
-        dev_profile, targets, [CLASS_SIZE] * CLASSES, make_user, make_cluster_username,
+        dev_profile, cluster_targets, [CLASS_SIZE] * CLASSES, make_user, make_cluster_username,
         tmp_path, accounts_ready=on_the_cluster, deadline_s=60 * 60, class_gap_s=CLASS_GAP_S,
+        besides=lambda: {"canaries": canaries(since)},
     )  # fmt: skip
 
     by_kind = figures["slurmrestd_by_kind"]
+    weather = figures["canaries"]
     print(f"  GET jobs {by_kind.get('GET jobs', 0)} in {figures['seconds']:.0f} s "
           f"(cycles at most {figures['sync_cycles_at_most']:.0f})")  # fmt: skip
-    assert by_kind.get("POST job/submit") == figures["runs_expected"]  # none submitted twice
+    print(f"  canaries every {weather['weather_minutes']} min: {weather['submitted']} submitted")
+    for name, f in weather["by_target"].items():
+        print(f"    {name:9} {f}")
+    # None submitted twice: one POST per run, the class's and the canaries'.
+    assert by_kind.get("POST job/submit") == figures["runs_expected"] + weather["submitted"]
+    if int(WEATHER_MINUTES):
+        assert weather["submitted"] > 0
+        assert not any(f["two_at_once"] for f in weather["by_target"].values())
     assert by_kind.get("GET jobs", 0) <= figures["sync_cycles_at_most"] + 1
     assert figures["runs_lost"] == 0
