@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # base-image.sh [TAG]: the Debian 12 (bookworm) image our images start from (or the
-# Debian release DEBIAN_SUITE names: trixie for the multi-node cluster's), made
+# Debian release DEBIAN_SUITE names: trixie or forky for the multi-node cluster's), made
 # from Debian's own packages with `debootstrap --variant=minbase` and imported into
 # Docker (`docker import`). For a machine that reaches a Debian mirror but no
 # container registry; where debian:bookworm-slim can be pulled, docker/image.sh uses
@@ -20,8 +20,16 @@ apt_install debootstrap
 
 root=$(mktemp -d /var/tmp/storagelab-rootfs.XXXXXX)
 trap 'rm -rf "$root"' EXIT
+# Debian's testing, forky (Slurm 26.05), is newer than bookworm's debootstrap, which has
+# no script of its own for it: unstable's script makes it. Testing has no stable
+# -updates suite and its security suite is often empty: its main suite only.
+script=() suites="$SUITE $SUITE-updates"
+if [ "$SUITE" = forky ]; then
+  script=(/usr/share/debootstrap/scripts/sid)
+  suites=$SUITE
+fi
 say "debootstrap: Debian $SUITE (minbase) from $MIRROR"
-if ! debootstrap --variant=minbase "$SUITE" "$root" "$MIRROR" >"$root.log" 2>&1; then
+if ! debootstrap --variant=minbase "$SUITE" "$root" "$MIRROR" "${script[@]}" >"$root.log" 2>&1; then
   tail -n 20 "$root.log" >&2
   rm -f "$root.log"
   die "debootstrap failed (the end of its log is above)"
@@ -33,9 +41,11 @@ rm -f "$root/etc/apt/sources.list"
 cat >"$root/etc/apt/sources.list.d/debian.sources" <<EOF
 Types: deb
 URIs: $MIRROR
-Suites: $SUITE $SUITE-updates
+Suites: $suites
 Components: main
 Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+EOF
+[ "$SUITE" = forky ] || cat >>"$root/etc/apt/sources.list.d/debian.sources" <<EOF
 
 Types: deb
 URIs: $SECURITY_MIRROR
@@ -43,6 +53,10 @@ Suites: $SUITE-security
 Components: main
 Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
 EOF
+# A mirror that keeps a snapshot of testing (this project's build machines reach one)
+# serves Release files past their Valid-Until, which apt refuses as expired: a forky
+# image takes them. Stable suites keep the check.
+[ "$SUITE" != forky ] || echo 'Acquire::Check-Valid-Until "false";' >"$root/etc/apt/apt.conf.d/90storagelab-snapshot"
 # Images install only what they name, and keep no .deb, no translations and no
 # package caches (70 MB after an `apt-get update`).
 cat >"$root/etc/apt/apt.conf.d/90storagelab-image" <<'EOF'

@@ -16,8 +16,16 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../lib.sh"
 DOCKER=${DOCKER:-/usr/bin/docker}
-BASE=${CLUSTER_BASE_IMAGE:-storagelab/debian:trixie}
-IMAGE=${CLUSTER_IMAGE:-storagelab/cluster:24.11}
+# Which Slurm: Debian's packages of a suite. 26.05 (testing, forky: the newest release,
+# what sites move to) or 24.11 (Debian 13, trixie: what a site on Debian's stable runs).
+RELEASE=${CLUSTER_SLURM:-24.11}
+case "$RELEASE" in
+24.11) SUITE=trixie ;;
+26.05) SUITE=forky ;;
+*) die "CLUSTER_SLURM must be 24.11 or 26.05, not $RELEASE" ;;
+esac
+BASE=${CLUSTER_BASE_IMAGE:-storagelab/debian:$SUITE}
+IMAGE=${CLUSTER_IMAGE:-storagelab/cluster:$RELEASE}
 NETWORK=storagelab-cluster
 REST_PORT=${CLUSTER_REST_PORT:-6821}
 CONF=$STATE_DIR/cluster
@@ -29,11 +37,11 @@ VOLUME=lab
 "$DOCKER" info >/dev/null 2>&1 || die "Docker does not answer: docker/dev/docker.sh installs and starts it"
 
 # --- the images ----------------------------------------------------------------
-"$DOCKER" image inspect "$BASE" >/dev/null 2>&1 || DEBIAN_SUITE=trixie "$here/../base-image.sh" "$BASE"
+"$DOCKER" image inspect "$BASE" >/dev/null 2>&1 || DEBIAN_SUITE=$SUITE "$here/../base-image.sh" "$BASE"
 stamp=$(cat "$here/Dockerfile" "$here/entrypoint.sh" "$here/../vendor/ior-5fcf0ba.tar.gz" | sha256sum | cut -c1-16)
 built=$("$DOCKER" image inspect -f '{{index .Config.Labels "storagelab.stamp"}}' "$IMAGE" 2>/dev/null || true)
 if [ "$built" != "$stamp" ]; then
-  say "building $IMAGE (Slurm 24.11 from Debian 13)"
+  say "building $IMAGE (Slurm $RELEASE from Debian $SUITE)"
   "$DOCKER" build -q --build-arg BASE_IMAGE="$BASE" --label storagelab.stamp="$stamp" \
     -t "$IMAGE" -f "$here/Dockerfile" "$here/.." >/dev/null
 fi
@@ -52,7 +60,10 @@ chmod 0400 "$CONF/munge.key"
 [ -s "$CONF/etc/jwt_hs256.key" ] || (umask 077 && head -c 32 /dev/urandom >"$CONF/etc/jwt_hs256.key")
 chown "$slurm_uid:$slurm_gid" "$CONF/etc/jwt_hs256.key"
 chmod 0600 "$CONF/etc/jwt_hs256.key"
-install -m 0644 "$here/slurm.conf.in" "$CONF/etc/slurm.conf"
+# The cluster's name says its release (storagelab24, storagelab26): a job's answer
+# tells which cluster ran it.
+sed "s/@CLUSTER_NAME@/storagelab${RELEASE%%.*}/; s/@RELEASE@/$RELEASE/" "$here/slurm.conf.in" >"$CONF/etc/slurm.conf"
+chmod 0644 "$CONF/etc/slurm.conf"
 install -m 0755 "$here/prolog.sh" "$here/epilog.sh" "$here/task-prolog.sh" "$CONF/etc/"
 chmod 0755 "$CONF/etc"
 
