@@ -193,7 +193,10 @@ class SlurmClient:
 
     def ping(self) -> Ping:
         body = self._request("GET", "ping", self.service_user) or {}
-        return adapters.parse_ping(self.api_version(), body)
+        ping = adapters.parse_ping(self.api_version(), body)
+        if ping.token_refused:
+            raise SlurmAuthError(f"GET ping: token refused ({ping.status})", status=200)
+        return ping
 
     def cluster_name(self) -> str:
         """From the API where it says (v0.0.40+), else from settings, else from a

@@ -95,3 +95,11 @@ class Ping(BaseModel):
     hostname: str
     up: bool
     cluster: str = ""
+    # Why the controller is not responding, where slurmrestd says (v0.0.45+).
+    status: str = ""
+
+    @property
+    def token_refused(self) -> bool:
+        """Slurm 26.05 answers a ping with a refused token as a controller that does
+        not respond, its status saying why."""
+        return not self.up and "authentication" in self.status.lower()

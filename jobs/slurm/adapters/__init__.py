@@ -1,7 +1,7 @@
 """Each slurmrestd API version's shape, turned into the client's models, one module
 per version, as Slurm-web keeps them.
 
-Each version's module (`v0_0_38.py` ... `v0_0_44.py`) says in its docstring what
+Each version's module (`v0_0_38.py` ... `v0_0_45.py`) says in its docstring what
 changed from the one before, names that one (`previous`), and takes from it what
 did not change. What every version shares is read in `common.py`. Discovery tries
 the versions newest first, along that chain from `newest` below: a new API version
@@ -11,7 +11,7 @@ is its module (with `previous` the one it follows) and this one line naming it.
 from types import ModuleType
 from typing import Any
 
-from jobs.slurm.adapters import v0_0_44 as newest  # each names the one before it
+from jobs.slurm.adapters import v0_0_45 as newest  # each names the one before it
 from jobs.slurm.adapters.common import parse_job, parse_jobs, parse_ping
 from jobs.slurm.models import JobSpec
 

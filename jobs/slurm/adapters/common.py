@@ -155,6 +155,7 @@ def parse_ping(version: str, body: dict[str, Any]) -> Ping:
         hostname=str(first.get("hostname", "")),
         up=bool(up),
         cluster=str(slurm.get("cluster", "")),
+        status=str(first.get("status", "")),
     )
 
 
