@@ -165,6 +165,8 @@ def test_no_token_reaches_a_log_or_an_error_message(
     def slurmrestd(request: httpx.Request) -> httpx.Response:
         if request.url.path == "/slurm/v0.0.44/ping":
             return find("25.11-v0.0.44").response("slurm-ping")
+        if not request.url.path.startswith("/slurm/v0.0.44/"):  # 25.11 serves no newer
+            return find("25.11-v0.0.44").response("slurm-not-found")
         return answer(request)
 
     client = mock_client(slurmrestd, signer, user="alice")

@@ -92,7 +92,7 @@ def test_it_discovers_the_api_version_once(rec: Recording) -> None:
 def test_a_slurmrestd_serving_no_version_it_knows_is_not_found() -> None:
     rec = find("25.11-v0.0.44")
     client = mock_client(lambda request: rec.response("slurm-not-found"))
-    with pytest.raises(SlurmNotFound, match="serves none of v0.0.44"):
+    with pytest.raises(SlurmNotFound, match="serves none of v0.0.45, v0.0.44"):
         client.api_version()
 
 
@@ -108,7 +108,8 @@ def test_ping_reports_the_release_host_and_cluster(rec: Recording) -> None:
         release=raw["meta"]["slurm"]["release"],
         hostname=raw["pings"][0]["hostname"],
         up=True,
-        cluster="hpc",
+        cluster=raw["meta"]["slurm"]["cluster"],  # "hpc"; ours "storagelab26"
+        status=raw["pings"][0].get("status", ""),  # v0.0.45+: "No error"
     )
 
 
@@ -135,7 +136,7 @@ def test_a_controller_that_does_not_answer_pings_is_down(rec: Recording) -> None
 def test_the_cluster_name_comes_from_the_api(rec: Recording, settings: Any) -> None:
     settings.SLURM_CLUSTER_NAME = "from-settings"
 
-    assert FakeSlurmrestd(rec).client().cluster_name() == "hpc"
+    assert FakeSlurmrestd(rec).client().cluster_name() in ("hpc", "storagelab26")
 
 
 # --- jobs -----------------------------------------------------------------------------
@@ -157,7 +158,7 @@ def test_a_job_reads_as_slurm_recorded_it(rec: Recording, state: str) -> None:
     assert job.state == JobState(state.upper())
     assert job.user_name == raw["user_name"] != ""
     assert job.working_directory == raw["current_working_directory"]
-    assert job.cluster == "hpc"
+    assert job.cluster == raw["cluster"] in ("hpc", "storagelab26")
     for field in ("submit_time", "start_time", "end_time"):
         assert getattr(job, field) == at(raw[field]["number"])
         assert getattr(job, field).utcoffset().total_seconds() == 0
@@ -437,6 +438,19 @@ def test_a_refused_token_is_a_lasting_authentication_error(rec: Recording, name:
         server.client().jobs("slurm")
     assert caught.value.permanent
     assert caught.value.errors[0].number == 1007
+
+
+@pytest.mark.parametrize("rec", recorded("slurm-ping-token-refused"))
+def test_a_ping_with_a_refused_token_is_a_refused_token_not_a_controller_down(
+    rec: Recording,
+) -> None:
+    # 26.05 answers it 200, the controller "not responding": the health page would
+    # have told a site to look at slurmctld rather than at its JWT key.
+    client = mock_client(lambda request: rec.response("slurm-ping-token-refused"))
+
+    with pytest.raises(SlurmAuthError, match="Protocol authentication error") as caught:
+        client.ping()
+    assert caught.value.permanent
 
 
 @pytest.mark.parametrize("status", [500, 511], ids=["500", "511"])
