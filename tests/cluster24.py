@@ -1,7 +1,8 @@
-"""The multi-node test cluster of Slurm 24.11 (docker/cluster/), for the tests that
+"""The multi-node test cluster of Slurm 24.11, or 26.05 (docker/cluster/), for the tests that
 run against it: started once per session if it does not answer, its own client, and
 accounts that exist on its nodes too."""
 
+import os
 import socket
 import subprocess
 import threading
@@ -21,6 +22,11 @@ from jobs.slurm.auth import TokenSigner
 from tests.names import unique_name
 
 ROOT = Path(__file__).resolve().parents[1]
+# Which Slurm the cluster runs (docker/cluster/start.sh reads the same variable), and
+# what its slurmrestd then says: the newest API version it serves, the cluster's name.
+RELEASE = os.getenv("CLUSTER_SLURM", "24.11")
+API_VERSION = {"24.11": "v0.0.42", "26.05": "v0.0.45"}[RELEASE]
+CLUSTER_NAME = f"storagelab{RELEASE.split('.')[0]}"
 REST_URL = "http://127.0.0.1:6821"
 JWT_KEY = Path("/var/lib/storagelab/cluster/etc/jwt_hs256.key")
 NODES = ("slurm-n1", "slurm-n2")

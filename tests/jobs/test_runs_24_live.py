@@ -10,7 +10,7 @@ import pytest
 from jobs.engines import Pattern
 from jobs.models import RunStatus
 from jobs.submission import start_run
-from tests.cluster24 import client24
+from tests.cluster24 import CLUSTER_NAME, client24
 from tests.runs import follow, profile_of, small_workload
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -31,7 +31,7 @@ def test_a_run_completes_on_a_node_of_slurm_24_and_its_result_comes_back(
     # Its job is the 24.11 cluster's (whose nodes are the only place it could run), and
     # the result came from there: only the cluster's network reaches portal_for_nodes.
     job = client24(cluster24_username).job(cluster24_username, run.slurm_job_id)
-    assert job.cluster == "storagelab24" and job.user_name == cluster24_username
+    assert job.cluster == CLUSTER_NAME and job.user_name == cluster24_username
     # Darshan recorded it there too (the nodes mount the dev site's runtime).
     assert profile_of(run).profile["bytes_written"] > 0
 

@@ -11,7 +11,15 @@ import pytest
 
 from jobs.slurm import JobSpec
 from jobs.slurm.models import JobState
-from tests.cluster24 import NODES, client24, on_node, wait_until
+from tests.cluster24 import (
+    API_VERSION,
+    CLUSTER_NAME,
+    NODES,
+    RELEASE,
+    client24,
+    on_node,
+    wait_until,
+)
 from tests.names import unique_name
 
 pytestmark = pytest.mark.usefixtures("cluster24")
@@ -39,11 +47,11 @@ def output_of(job_id: int, name: str) -> str:
     )
 
 
-def test_it_finds_v0_0_42_of_slurm_24_11(cluster24_username) -> None:
+def test_it_finds_the_newest_api_of_the_clusters_slurm(cluster24_username) -> None:
     ping = client24(cluster24_username).ping()
 
-    assert (ping.api_version, ping.up, ping.cluster) == ("v0.0.42", True, "storagelab24")
-    assert ping.release.startswith("24.11.")
+    assert (ping.api_version, ping.up, ping.cluster) == (API_VERSION, True, CLUSTER_NAME)
+    assert ping.release.startswith(f"{RELEASE}.")
 
 
 def test_a_job_runs_as_its_user_with_a_tmpdir_of_its_own_that_goes_after_it(

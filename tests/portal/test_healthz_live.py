@@ -8,6 +8,7 @@ from django.test import Client
 
 from jobs.slurm import get_client
 from portal import health
+from tests.cluster24 import API_VERSION, CLUSTER_NAME, RELEASE
 
 pytestmark = pytest.mark.django_db
 
@@ -59,8 +60,8 @@ def test_it_names_todays_slurm_on_the_multi_node_cluster(
     page = client.get("/healthz").content.decode()
 
     assert "all ok" in page and "reachable and authenticated" in page
-    assert "v0.0.42" in page and "24.11." in page
-    assert "storagelab24" in page  # the cluster's own name, from v0.0.40+'s ping
+    assert API_VERSION in page and f"{RELEASE}." in page
+    assert CLUSTER_NAME in page  # the cluster's own name, from v0.0.40+'s ping
 
 
 def test_it_fails_when_slurmrestd_is_unreachable(
