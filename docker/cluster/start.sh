@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # docker/cluster/start.sh: the multi-node test cluster of today's Slurm, in containers:
 # a controller (slurmctld, and slurmrestd with JWT on 127.0.0.1:$CLUSTER_REST_PORT) and
-# two compute nodes (slurmd), from Debian 13's packages (Slurm 24.11; fio, and IOR and
-# mdtest built from docker/vendor/ with Open MPI 5), and a filesystem over the network
+# two compute nodes (slurmd), from Debian 13's packages (Slurm 24.11), or testing's
+# (Slurm 26.05: CLUSTER_SLURM=26.05), with fio, and IOR and mdtest built from
+# docker/vendor/ with Debian's Open MPI, and a filesystem over the network
 # that both nodes mount at /gluster: a GlusterFS volume distributed over two file
 # servers (a brick each, in the server's memory: the volume is made afresh at each
 # start; users' directories come with their accounts). Built without a
