@@ -102,11 +102,10 @@ def cluster_targets(dev_profile) -> list[StorageTarget]:
 
 
 @pytest.fixture
-def weather_login(make_user, make_cluster_username) -> User:
-    """The portal login whose cluster account the canaries run as, on every node."""
-    name = make_cluster_username()
-    subprocess.run([str(ROOT / "docker/cluster/account.sh"), name], check=True, timeout=60)
-    return make_user(name)
+def weather_login(make_user, cluster24_username) -> User:
+    """The portal login whose cluster account (on the host and every node) the
+    canaries run as."""
+    return make_user(cluster24_username)
 
 
 @pytest.fixture
