@@ -135,7 +135,8 @@ class SlurmClient:
         nothing changed (304, or its v0.0.39+ equivalent)."""
         if user != self.service_user and (problem := self.refuse_user(user)):
             raise SlurmAuthError(f"not acting as {user}: {problem}")
-        url = f"/slurm/{version or self.api_version()}/{path}"
+        # A path of slurmrestd's own ("/readyz") has no API version in it.
+        url = path if path.startswith("/") else f"/slurm/{version or self.api_version()}/{path}"
         what = f"{method} {url}"
         headers = self.auth.headers(user)
         try:
@@ -153,6 +154,8 @@ class SlurmClient:
         status = response.status_code
         if status == 304:
             return None
+        if status == 204:  # slurmrestd's /readyz and /livez: yes, and nothing to read
+            return {}
         text = _redact(response.text, headers)
         content_type = response.headers.get("content-type", "")
         if not content_type.startswith("application/json"):
@@ -196,7 +199,29 @@ class SlurmClient:
         ping = adapters.parse_ping(self.api_version(), body)
         if ping.token_refused:
             raise SlurmAuthError(f"GET ping: token refused ({ping.status})", status=200)
+        if not ping.up:
+            # 26.05 answers v0.0.42-44's ping with a refused token as a controller that
+            # does not respond, and says nothing of the token (v0.0.45 says it in
+            # `status`): a request that must authenticate tells the two apart. Only a
+            # refusal is news; a controller that is down fails it otherwise.
+            try:
+                self._request("GET", "jobs", self.service_user, params={"update_time": 2**31 - 1})
+            except SlurmAuthError:
+                raise
+            except SlurmError:
+                pass
         return ping
+
+    def ready(self) -> bool | None:
+        """slurmrestd's own word on whether it can serve (its /readyz, Slurm 26.05 and
+        later): None from a slurmrestd that has no such endpoint."""
+        try:
+            self._request("GET", "/readyz", self.service_user)
+        except SlurmNotFound:
+            return None
+        except (SlurmRejected, SlurmServerError, SlurmInvalidResponse) as e:
+            return None if e.status == 404 else False
+        return True
 
     def cluster_name(self) -> str:
         """From the API where it says (v0.0.40+), else from settings, else from a

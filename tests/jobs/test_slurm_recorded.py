@@ -445,12 +445,34 @@ def test_a_ping_with_a_refused_token_is_a_refused_token_not_a_controller_down(
     rec: Recording,
 ) -> None:
     # 26.05 answers it 200, the controller "not responding": the health page would
-    # have told a site to look at slurmctld rather than at its JWT key.
-    client = mock_client(lambda request: rec.response("slurm-ping-token-refused"))
+    # have told a site to look at slurmctld rather than at its JWT key. v0.0.45 says
+    # why in the ping; v0.0.42-44 do not, and the next request, which must
+    # authenticate, is refused as any other.
+    def slurmrestd(request: httpx.Request) -> httpx.Response:
+        if request.url.path.endswith("/ping"):
+            return rec.response("slurm-ping-token-refused")
+        return rec.response("slurm-jwt-invalid-token")
+
+    client = mock_client(slurmrestd)
 
     with pytest.raises(SlurmAuthError, match="Protocol authentication error") as caught:
         client.ping()
     assert caught.value.permanent
+
+
+@pytest.mark.parametrize("rec", recorded("slurm-ping-token-refused"))
+def test_a_controller_that_does_not_respond_is_still_one_that_is_down(rec: Recording) -> None:
+    # The same ping, from a slurmctld really away: the next request fails for that.
+    def slurmrestd(request: httpx.Request) -> httpx.Response:
+        if request.url.path.endswith("/ping"):
+            return rec.response("slurm-ping-token-refused")
+        raise httpx.ConnectError("slurmctld is away")
+
+    body = rec.body("slurm-ping-token-refused")
+    if body["pings"][0].get("status"):
+        pytest.skip("v0.0.45 names the refusal in the ping itself")
+    ping = mock_client(slurmrestd).ping()
+    assert not ping.up
 
 
 @pytest.mark.parametrize("status", [500, 511], ids=["500", "511"])
