@@ -2,14 +2,16 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from jobs.slurm import get_client
+from tests.cluster24 import API_VERSION, CLUSTER_NAME, RELEASE
 
 
 def test_it_prints_the_api_version_and_cluster(capsys) -> None:
     call_command("slurm_status")
 
     out = capsys.readouterr().out
-    assert "API version: v0.0.38" in out
-    assert "cluster: storagelab" in out
+    assert f"API version: {API_VERSION}" in out
+    assert f"Slurm release: {RELEASE}." in out
+    assert f"cluster: {CLUSTER_NAME}" in out
 
 
 def test_it_fails_with_one_clear_line_when_slurmrestd_is_away(settings) -> None:
