@@ -18,7 +18,7 @@ from django.conf import settings as django_settings
 from django.test import Client
 
 from bench.conftest import write_results
-from tests.in_turn import calibrate, finish, start_everywhere
+from tests.in_turn import FOUR_TARGETS, calibrate, finish, start_everywhere
 
 pytestmark = [pytest.mark.live, pytest.mark.django_db(transaction=True)]
 
@@ -33,11 +33,11 @@ def test_four_targets_in_turn_land_near_the_quiet_figures_nine_tries_of_ten(
 ) -> None:
     settings.CALIBRATION_PARALLEL = 1
     staff = make_user(make_cluster_username(), staff=True)
-    quiet = calibrate(dev_profile, staff.username, "1a", repeat=REPEAT)
+    quiet = calibrate(dev_profile, staff.username, "1a", repeat=REPEAT, targets=FOUR_TARGETS)
     trainee = make_user(make_cluster_username())
     client = Client()
     client.force_login(trainee)
-    targets = list(quiet)
+    targets = FOUR_TARGETS
 
     tries = []
     for _ in range(TRIES):

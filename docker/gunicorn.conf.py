@@ -1,7 +1,8 @@
 """gunicorn's settings in the image (`docker/entrypoint.sh web`), read from the
 environment like the portal's own.
 
-GUNICORN_BIND      where to listen (default 0.0.0.0:8000, inside the container)
+GUNICORN_BIND      where to listen (default 0.0.0.0:8000, inside the container); several
+                   addresses separated by commas
 GUNICORN_WORKERS   sync workers (default 2 x cores + 1: a login holds its worker for
                    a password hash, and a class logging in at once must not leave the
                    other pages waiting; bench/ measured it)
@@ -11,7 +12,7 @@ GUNICORN_TIMEOUT   seconds a request may take before its worker is replaced (30)
 import os
 
 wsgi_app = "portal.wsgi:application"
-bind = os.getenv("GUNICORN_BIND", "0.0.0.0:8000")
+bind = os.getenv("GUNICORN_BIND", "0.0.0.0:8000").split(",")
 workers = int(os.getenv("GUNICORN_WORKERS", str(2 * (os.cpu_count() or 1) + 1)))
 timeout = int(os.getenv("GUNICORN_TIMEOUT", "30"))
 # A stop (docker stop: TERM) lets requests in flight finish, within compose's 10 s.

@@ -23,6 +23,21 @@ alive() {
   ! grep -q '^State:[[:space:]]*Z' "/proc/$pid/status"
 }
 
+# shared_root DIR: DIR, a directory the cluster's nodes also see, made a mount point of
+# its own that shares what is mounted below it later (a new account's tmpfs) with the
+# nodes' copies of it (docker/cluster/start.sh). What is mounted there already comes
+# along (a recursive bind). Idempotent.
+shared_root() {
+  mountpoint -q "$1" || mount --rbind "$1" "$1"
+  mount --make-rshared "$1"
+}
+
+# cluster_gateway: this host's address on the dev cluster's network, which its nodes
+# reach (docker/cluster/start.sh makes the network).
+cluster_gateway() {
+  /usr/bin/docker network inspect -f '{{(index .IPAM.Config 0).Gateway}}' storagelab-cluster
+}
+
 # stop_pidfile NAME PIDFILE: TERM the process, wait up to 10 s, then KILL.
 stop_pidfile() {
   local name=$1 file=$2 pid i

@@ -23,6 +23,19 @@ def as_user(user: str, *argv: str) -> str:
     return done.stdout
 
 
+# The dev cluster's controller (docker/cluster/): Slurm's own commands run there.
+CONTROLLER = "slurm-ctl"
+
+
+def on_controller(*argv: str, user: str | None = None) -> subprocess.CompletedProcess:
+    """`argv` run on the cluster's controller (as `user`, else root): Slurm's commands,
+    which this host does not have."""
+    as_whom = ["--user", user] if user else []
+    return subprocess.run(
+        ["docker", "exec", *as_whom, CONTROLLER, *argv], capture_output=True, text=True, timeout=60
+    )
+
+
 def trivial_job(directory: Path, script_body: str) -> JobSpec:
     return JobSpec(
         name=unique_name("t-trivial"),
@@ -47,11 +60,10 @@ def wait_for_status(run: BenchmarkRun, *wanted: str, timeout: float = 30) -> Ben
 
 
 def cpu_hog(directory: Path) -> JobSpec:
-    """A job holding every CPU of the node, so the next job waits. The node has the
-    CPUs slurm.conf gives it, more than the machine's (docker/slurm/start.sh)."""
-    node_cpus = subprocess.run(
-        ["sinfo", "--noheader", "--Node", "--format=%c"], capture_output=True, text=True
-    ).stdout.split()
+    """A job holding every CPU of the cluster, so the next job waits. A node has the
+    CPUs slurm.conf gives it, more than the machine's (docker/cluster/slurm.conf.in)."""
+    node_cpus = on_controller("sinfo", "--noheader", "--Node", "--format=%c").stdout.split()
+    # Every CPU of every node: a task on each, holding all of its node's.
     return JobSpec(
         name="t-blocker",
         script="#!/bin/bash\nsleep 60\n",
@@ -59,6 +71,8 @@ def cpu_hog(directory: Path) -> JobSpec:
         working_directory=str(directory),
         standard_output="/dev/null",
         time_limit_minutes=2,
+        nodes=len(node_cpus) or 1,
+        tasks=len(node_cpus) or 1,
         cpus_per_task=int(node_cpus[0]) if node_cpus else os.cpu_count() or 1,
         environment={"PATH": "/usr/bin:/bin"},
     )

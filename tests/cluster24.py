@@ -24,7 +24,7 @@ from tests.names import unique_name
 ROOT = Path(__file__).resolve().parents[1]
 # Which Slurm the cluster runs (docker/cluster/start.sh reads the same variable), and
 # what its slurmrestd then says: the newest API version it serves, the cluster's name.
-RELEASE = os.getenv("CLUSTER_SLURM", "24.11")
+RELEASE = os.getenv("CLUSTER_SLURM", "26.05")
 API_VERSION = {"24.11": "v0.0.42", "26.05": "v0.0.45"}[RELEASE]
 CLUSTER_NAME = f"storagelab{RELEASE.split('.')[0]}"
 REST_URL = "http://127.0.0.1:6821"

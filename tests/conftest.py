@@ -32,6 +32,8 @@ os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
 
 ROOT = Path(__file__).resolve().parent.parent
 ACCOUNT_SCRIPT = ROOT / "docker" / "slurm" / "account.sh"
+# The same account on the cluster's nodes (its jobs run as the user there).
+NODES_ACCOUNT_SCRIPT = ROOT / "docker" / "cluster" / "account.sh"
 DISK_ROOT = Path(os.getenv("STORAGELAB_DISK_ROOT", "/srv/storagelab"))
 
 
@@ -44,6 +46,7 @@ def make_cluster_username() -> Iterator[Callable[[], str]]:
     def make() -> str:
         name = unique_name("slt")
         subprocess.run([str(ACCOUNT_SCRIPT), "add", name], check=True)
+        subprocess.run([str(NODES_ACCOUNT_SCRIPT), name], check=True, timeout=60)
         created.append(name)
         return name
 

@@ -8,6 +8,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from urllib.parse import urlsplit
 
 import pytest
 from celery import Task
@@ -61,9 +62,11 @@ def close_worker_connection(sender: Task, **kwargs: object) -> None:
 
 
 @pytest.fixture
-def live_portal(live_server, settings, celery_worker_thread) -> str:
-    """The portal as jobs see it: results are posted to the live server."""
-    settings.PORTAL_CALLBACK_URL = live_server.url
+def live_portal(live_server, portal_for_nodes, settings, celery_worker_thread) -> str:
+    """The live portal (its URL on this host), and as jobs see it: they post their
+    results from the cluster's nodes to a second live server they reach."""
+    settings.PORTAL_CALLBACK_URL = portal_for_nodes
+    settings.ALLOWED_HOSTS = [*settings.ALLOWED_HOSTS, urlsplit(portal_for_nodes).hostname]
     return live_server.url
 
 
@@ -192,12 +195,16 @@ def _settled(run: BenchmarkRun) -> bool:
 
 
 def make_runs(
-    account: ClusterAccount, profile: SiteProfile, count: int, status=RunStatus.COMPLETED
+    account: ClusterAccount,
+    profile: SiteProfile,
+    count: int,
+    status=RunStatus.COMPLETED,
+    keys: list[str] | None = None,
 ) -> None:
-    """`count` runs of the account's of exercise 1a, over the profile's targets in turn,
-    each with a figure: 100, 101, 102... MiB/s."""
+    """`count` runs of the account's of exercise 1a, over the profile's targets (or those
+    of `keys`) in turn, each with a figure: 100, 101, 102... MiB/s."""
     exercise = profile.exercises.get(key="1a")
-    targets = list(profile.targets.all())
+    targets = list(profile.targets.filter(key__in=keys) if keys else profile.targets.all())
     runs = BenchmarkRun.objects.bulk_create(
         BenchmarkRun(
             user=account.user,

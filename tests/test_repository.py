@@ -57,7 +57,7 @@ def escapes(text: str, where: Path) -> list[str]:
 def test_the_build_files_are_found() -> None:
     names = {path.relative_to(ROOT).as_posix() for path in build_files()}
     assert {"Makefile", "docker/Dockerfile", "docker/darshan/build.sh", ".ci/run"} <= names
-    assert "docker/compose.yaml" in names and "docker/slurm/slurm.conf.in" in names
+    assert "docker/compose.yaml" in names and "docker/cluster/slurm.conf.in" in names
 
 
 def test_no_build_file_names_a_path_outside_the_repository() -> None:

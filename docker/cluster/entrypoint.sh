@@ -1,6 +1,7 @@
 #!/bin/bash
 # storagelab-cluster ROLE: the role's daemons in the foreground (munge first for Slurm's).
-#   controller  slurmctld, and slurmrestd (JWT, as its own user) on :6820
+#   controller  slurmctld, and slurmrestd (JWT, as its own user) on :6820, restarted
+#               when it ends; the container ends with slurmctld
 #   node        slurmd, named after the container's host name, once the networked
 #               target (GlusterFS volume $GLUSTER_VOLUME) is mounted at /gluster
 #   files       glusterd: a file server of that volume (start.sh makes the volume)
@@ -21,9 +22,18 @@ controller)
   # slurmrestd in a container: no new namespaces of its own (they need privileges),
   # and no slurmdbd (its openapi/slurmdbd plugin is fatal without one).
   until scontrol ping >/dev/null 2>&1; do sleep 0.2; done
-  SLURM_JWT=daemon SLURMRESTD_SECURITY=disable_unshare_sysv,disable_unshare_files \
-    runuser -u slurmrestd -- slurmrestd -a rest_auth/jwt -s openapi/slurmctld 0.0.0.0:6820 &
-  wait -n "$ctld" $!
+  # slurmrestd is started again whenever it ends, as a site's service manager would,
+  # but not while /run/slurmrestd.held exists: the tests' outage of slurmrestd alone.
+  (
+    while :; do
+      [ -e /run/slurmrestd.held ] ||
+        SLURM_JWT=daemon SLURMRESTD_SECURITY=disable_unshare_sysv,disable_unshare_files \
+          runuser -u slurmrestd -- slurmrestd -a rest_auth/jwt -s openapi/slurmctld 0.0.0.0:6820 ||
+        true
+      sleep 0.5
+    done
+  ) &
+  wait "$ctld"
   ;;
 node)
   # FUSE's mount prints its failure but exits 0: the mount point says whether it held.

@@ -2,11 +2,12 @@
 # docker/cluster/start.sh: the multi-node test cluster of today's Slurm, in containers:
 # a controller (slurmctld, and slurmrestd with JWT on 127.0.0.1:$CLUSTER_REST_PORT) and
 # two compute nodes (slurmd), from Debian 13's packages (Slurm 24.11), or testing's
-# (Slurm 26.05: CLUSTER_SLURM=26.05), with fio, and IOR and mdtest built from
+# (Slurm 26.05, the default; CLUSTER_SLURM=24.11 for Debian 13's), with fio, and IOR and mdtest built from
 # docker/vendor/ with Debian's Open MPI, and a filesystem over the network
 # that both nodes mount at /gluster: a GlusterFS volume distributed over two file
 # servers (a brick each, in the server's memory: the volume is made afresh at each
-# start; users' directories come with their accounts). Built without a
+# start; users' directories come with their accounts). It is the dev site's cluster:
+# `make demo` and `make test` run the portal on it (docker/dev/up.sh). Built without a
 # registry: the base image by debootstrap (docker/base-image.sh), the cluster's image
 # from docker/cluster/Dockerfile, rebuilt when its files change. One munge key and one
 # JWT key (in $STATE_DIR/cluster) shared by every container; the nodes mount the dev
@@ -19,7 +20,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 DOCKER=${DOCKER:-/usr/bin/docker}
 # Which Slurm: Debian's packages of a suite. 26.05 (testing, forky: the newest release,
 # what sites move to) or 24.11 (Debian 13, trixie: what a site on Debian's stable runs).
-RELEASE=${CLUSTER_SLURM:-24.11}
+RELEASE=${CLUSTER_SLURM:-26.05}
 case "$RELEASE" in
 24.11) SUITE=trixie ;;
 26.05) SUITE=forky ;;
@@ -59,8 +60,11 @@ chown "$munge_uid:$munge_gid" "$CONF/munge.key"
 chmod 0400 "$CONF/munge.key"
 # The portal signs users' tokens with this key (SLURM_JWT_KEY_FILE for this cluster).
 [ -s "$CONF/etc/jwt_hs256.key" ] || (umask 077 && head -c 32 /dev/urandom >"$CONF/etc/jwt_hs256.key")
-chown "$slurm_uid:$slurm_gid" "$CONF/etc/jwt_hs256.key"
-chmod 0600 "$CONF/etc/jwt_hs256.key"
+# The portal's workers run as its own user and sign with it: its group reads it.
+key_group=$slurm_gid
+getent group "$PORTAL_USER" >/dev/null && key_group=$(getent group "$PORTAL_USER" | cut -d: -f3)
+chown "$slurm_uid:$key_group" "$CONF/etc/jwt_hs256.key"
+chmod 0640 "$CONF/etc/jwt_hs256.key"
 # The cluster's name says its release (storagelab24, storagelab26): a job's answer
 # tells which cluster ran it.
 sed "s/@CLUSTER_NAME@/storagelab${RELEASE%%.*}/; s/@RELEASE@/$RELEASE/" "$here/slurm.conf.in" >"$CONF/etc/slurm.conf"
@@ -69,9 +73,26 @@ install -m 0755 "$here/prolog.sh" "$here/epilog.sh" "$here/task-prolog.sh" "$CON
 chmod 0755 "$CONF/etc"
 
 # --- the containers -------------------------------------------------------------
+# One that runs this release, image and configuration already is kept: a second
+# `make demo` must not end the first one's jobs, nor wait for a new cluster.
+config=$(cat "$CONF/etc/slurm.conf" "$CONF/etc/"*.sh "${STORAGELAB_IMAGE_DIR:-$STATE_DIR/storage}/caps" 2>/dev/null |
+  sha256sum | cut -c1-16)
+running_config=$("$DOCKER" inspect -f '{{index .Config.Labels "storagelab.config"}}' slurm-ctl 2>/dev/null || true)
+nodes_answer() {
+  local states
+  states=$("$DOCKER" exec slurm-ctl sinfo -h -o %T 2>/dev/null) && [ -n "$states" ] &&
+    ! grep -qvE '^(idle|mixed|allocated|completing)$' <<<"$states"
+}
+if [ "$running_config" = "$RELEASE-$stamp-$config" ] &&
+  [ "$("$DOCKER" ps -q --filter label=storagelab.cluster=1 | wc -l)" = $((1 + ${#NODES[@]} + ${#FILES[@]})) ] &&
+  curl -s -o /dev/null "http://127.0.0.1:$REST_PORT/openapi/v3" && nodes_answer; then
+  say "cluster up already: Slurm $RELEASE, nodes ${NODES[*]}, slurmrestd on 127.0.0.1:$REST_PORT"
+  exit 0
+fi
 "$DOCKER" network inspect "$NETWORK" >/dev/null 2>&1 || "$DOCKER" network create "$NETWORK" >/dev/null
 "$DOCKER" rm -f slurm-ctl "${NODES[@]}" "${FILES[@]}" >/dev/null 2>&1 || true
 common=(--detach --network "$NETWORK" --label storagelab.cluster=1
+  --label storagelab.config="$RELEASE-$stamp-$config"
   -v "$CONF/etc:/etc/slurm:ro" -v "$CONF/munge.key:/etc/munge/munge.key:ro")
 # A site's controller, compute nodes and file servers are other machines than its
 # portal: here they share its cores, so they run in CPU cgroups that leave the portal
@@ -120,16 +141,32 @@ for server in "${FILES[@]}"; do bricks+=("$server:/bricks/$VOLUME"); done
 "$DOCKER" exec files-1 gluster --mode=script volume create "$VOLUME" transport tcp "${bricks[@]}" force >/dev/null
 "$DOCKER" exec files-1 gluster --mode=script volume start "$VOLUME" >/dev/null
 
-# The nodes see the dev site's disk targets at the same paths (a filesystem both nodes
-# share), and its darshan-runtime, so that the portal's runs can run here too.
+# The nodes see the dev site's targets at the same paths: its disk targets (mounted
+# before the cluster starts: docker/slurm/storage.sh) and each account's tmpfs for
+# $TMPDIR (docker/slurm/account.sh), and its darshan-runtime, so that the portal's runs
+# run here. An account made later mounts its tmpfs later: that root is a shared mount
+# on the host and a slave one in the nodes, so the mount reaches them.
 DISK_ROOT=${STORAGELAB_DISK_ROOT:-/srv/storagelab}
+TMPFS_ROOT=${STORAGELAB_TMPFS_ROOT:-/dev/shm/storagelab}
 DARSHAN=${DARSHAN_PREFIX:-/opt/storagelab/darshan}
 shared=()
 [ ! -d "$DISK_ROOT" ] || shared+=(-v "$DISK_ROOT:$DISK_ROOT")
+if [ -d "$TMPFS_ROOT" ]; then
+  shared_root "$TMPFS_ROOT"
+  shared+=(-v "$TMPFS_ROOT:$TMPFS_ROOT:rslave")
+fi
+# The disk targets' caps (storage.sh writes them to its caps file), for each node's
+# jobs: the throttle this host's root blkio group has does not reach a container's.
+caps=()
+while read -r loop what value; do
+  [ -b "$loop" ] || continue
+  caps+=("--device-read-$what" "$loop:$value" "--device-write-$what" "$loop:$value")
+done < <(cat "${STORAGELAB_IMAGE_DIR:-$STATE_DIR/storage}/caps" 2>/dev/null)
 [ ! -d "$DARSHAN" ] || shared+=(-v "$DARSHAN:$DARSHAN:ro")
 for node in "${NODES[@]}"; do
   # /tmp, where each job's $TMPDIR is made, is the node's memory, as VSC-3's $TMPDIR.
-  "$DOCKER" run "${common[@]}" "${nodes_parent[@]}" "${weight[@]}" "${shared[@]}" --cap-add SYS_ADMIN --device /dev/fuse \
+  "$DOCKER" run "${common[@]}" "${nodes_parent[@]}" "${weight[@]}" "${shared[@]}" "${caps[@]}" \
+    --cap-add SYS_ADMIN --device /dev/fuse \
     --tmpfs /tmp:size=4g,mode=1777 \
     -e GLUSTER_VOLUME="files-1:/$VOLUME" --name "$node" --hostname "$node" "$IMAGE" node >/dev/null
 done

@@ -13,10 +13,9 @@ case "$web_host" in
 127.* | ::1 | localhost) ;;
 *) die "make demo serves on this machine's loopback only (WEB_ADDR=127.0.0.1:PORT), not $WEB_ADDR: its demo logins, admin among them, share the password it prints, so anyone who reached $WEB_ADDR could log in as staff. To serve others, deploy the portal (README: Deploying at a site)" ;;
 esac
-# Jobs post their results to the web server: on another address, tell the worker.
-if [ "$WEB_ADDR" != 127.0.0.1:8000 ]; then
-  export PORTAL_CALLBACK_URL=${PORTAL_CALLBACK_URL:-http://$WEB_ADDR}
-fi
+# Jobs post their results to the web server from the cluster's nodes, at this host's
+# address on their network and the same port (docker/dev/up.sh).
+export WEB_PORT=${WEB_ADDR##*:}
 
 # One demo at a time, and a refused one touches nothing (no trap is set yet).
 if alive "$RUN_DIR/web.pid"; then
@@ -61,13 +60,16 @@ trap 'exit 143' TERM
 trap 'exec >>"$LOG_DIR/demo.log" 2>&1; say "the terminal closed"; exit 129' HUP
 
 "$STORAGELAB_ROOT/docker/dev/up.sh" 3>"$started_list"
+portal_for_nodes
 
 cd "$STORAGELAB_ROOT"
 # As the portal's user, never root, with the image's gunicorn settings (the access log
 # without query strings among them). 2 x cores + 1 sync workers: a login holds its
 # worker for a ~0.25 s password hash, and a class logging in must not leave the other
 # pages waiting behind three of them (bench/).
-start_bg web "$STORAGELAB_ROOT/docker/dev/as-portal.sh" - env GUNICORN_BIND="$WEB_ADDR" \
+# It listens on the loopback for people, and on the cluster's network for the jobs'
+# results (only this host and the cluster's containers reach that address).
+start_bg web "$STORAGELAB_ROOT/docker/dev/as-portal.sh" - env GUNICORN_BIND="$WEB_ADDR,$(cluster_gateway):$WEB_PORT" \
   GUNICORN_WORKERS=5 "$VENV/bin/gunicorn" --config "$STORAGELAB_ROOT/docker/gunicorn.conf.py"
 echo web >>"$started_list"
 echo "$WEB_ADDR" >"$RUN_DIR/web.addr"

@@ -26,11 +26,17 @@ if [ -z "${DB_PASSWORD:-}" ]; then
   export DB_PASSWORD_FILE=${DB_PASSWORD_FILE:-$STATE_DIR/db_password}
 fi
 export REDIS_URL=${REDIS_URL:-redis://127.0.0.1:6379/0}
-export SLURMRESTD_URL=${SLURMRESTD_URL:-http://127.0.0.1:6820}
-export SLURM_JWT_KEY_FILE=${SLURM_JWT_KEY_FILE:-/etc/slurm/jwt_hs256.key}
+# The dev cluster (docker/cluster/start.sh): Slurm 26.05 in containers, its slurmrestd
+# on this host's port 6821, its JWT key in the cluster's state. CLUSTER_SLURM=24.11
+# runs Debian 13's Slurm instead (cluster storagelab24).
+export CLUSTER_SLURM=${CLUSTER_SLURM:-26.05}
+export SLURMRESTD_URL=${SLURMRESTD_URL:-http://127.0.0.1:6821}
+export SLURM_JWT_KEY_FILE=${SLURM_JWT_KEY_FILE:-$STATE_DIR/cluster/etc/jwt_hs256.key}
 export SLURM_PARTITION=${SLURM_PARTITION:-debug}
-# slurm.conf names it; Slurm 22.05's REST API does not.
-export SLURM_CLUSTER_NAME=${SLURM_CLUSTER_NAME:-storagelab}
+export SLURM_CLUSTER_NAME=${SLURM_CLUSTER_NAME:-storagelab${CLUSTER_SLURM%%.*}}
+# Its nodes claim 8 CPUs on this machine's cores: MPI ranks are not bound to cores.
+# Slurm 26.05 with JWT refuses srun inside a job; Open MPI's mpirun starts the ranks.
+export MPI_LAUNCHER=${MPI_LAUNCHER:-mpirun --bind-to none}
 export STATIC_ROOT=${STATIC_ROOT:-$STATE_DIR/static}
 # One node: a calibration's runs one at a time, or two of them on $TMPDIR (two cores'
 # memory copies) would measure each other. Given to the worker and to the demo's
@@ -44,3 +50,13 @@ export WEATHER_ACCOUNT=${WEATHER_ACCOUNT-weather}
 # (RUN_DARSHAN_RUNTIME= turns it off).
 export RUN_DARSHAN_RUNTIME=${RUN_DARSHAN_RUNTIME-/opt/storagelab/darshan/lib/libdarshan.so}
 export DJANGO_SETTINGS_MODULE=portal.settings
+# portal_for_nodes: the portal's address as the cluster's nodes reach it, given to the
+# workers (the job scripts post their results there) and the web server (which must
+# answer to that name). The nodes reach this host on the cluster's network only, at
+# its gateway, on the port of the demo's web server (WEB_PORT, 8000).
+portal_for_nodes() {
+  local gateway
+  gateway=$(cluster_gateway)
+  export PORTAL_CALLBACK_URL=${PORTAL_CALLBACK_URL:-http://$gateway:${WEB_PORT:-8000}}
+  export ALLOWED_HOSTS=${ALLOWED_HOSTS:-127.0.0.1,localhost,$gateway}
+}

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # stop.sh [SERVICE...]: stops the named dev services (all by default) by their pids.
-# Services: web celery-beat celery-quotas celery-results celery-darshan celery-worker slurm redis
-# postgresql
+# Services: web celery-beat celery-quotas celery-results celery-darshan celery-worker slurm (the
+# dev cluster's containers) redis postgresql
 set -euo pipefail
 . "$(dirname "$0")/env.sh"
 services=${*:-web celery-beat celery-quotas celery-results celery-darshan celery-worker slurm redis postgresql}

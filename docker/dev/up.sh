@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Brings up everything but the web server: system packages, the Python venv,
-# PostgreSQL, Redis, the dev Slurm cluster, the database, the demo accounts, the
+# PostgreSQL, Redis, the dev Slurm cluster (in containers), the database, the demo accounts, the
 # Celery workers (runs; quotas; results; Darshan logs) and beat. Idempotent: reuses what already runs.
 # Prints the names of the services it started itself, one a line, on fd 3 (if open),
 # so that `make demo` can stop exactly those: each as soon as it is started, so that a
@@ -90,9 +90,10 @@ if ! redis_ping; then
   say "started Redis (pid $(cat "$RUN_DIR/redis.pid"))"
 fi
 
-# --- Slurm ----------------------------------------------------------------------
-alive "$RUN_DIR/slurmctld.pid" || started slurm
+# --- the dev cluster: Slurm 26.05 in containers, the targets, the accounts ---------
+/usr/bin/docker ps -q --filter name=slurm-ctl 2>/dev/null | grep -q . || started slurm
 "$STORAGELAB_ROOT/docker/slurm/start.sh" 3>&-
+portal_for_nodes
 
 # --- the portal's database and demo accounts -----------------------------------
 cd "$STORAGELAB_ROOT"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # account.sh add|remove NAME: a cluster account of the dev site, a real Unix user
 # with its own directory on each dev storage target:
-#   $STORAGELAB_DISK_ROOT/{home,global,scratch}/NAME  (disk: the $HOME/$GLOBAL/$SCRATCH-like targets)
+#   $STORAGELAB_DISK_ROOT/{home,global,scratch,binfs}/NAME  (disk: the $HOME/$GLOBAL/$SCRATCH/$BINFS-like targets)
 #   $STORAGELAB_TMPFS_ROOT/NAME                         (tmpfs: the $TMPDIR-like target)
 # home and scratch are the filesystems docker/slurm/storage.sh mounts. The tmpfs
 # directory is a tmpfs of its own, $STORAGELAB_TMPDIR_SIZE big (2g, the dev site's
@@ -20,7 +20,7 @@ name=${2:-}
 # The same rule as the portal's ClusterAccount.username.
 [[ "$name" =~ ^[a-z_][a-z0-9_-]{0,31}$ ]] || die "not a valid account name: '$name'"
 
-dirs=("$DISK_ROOT/home/$name" "$DISK_ROOT/global/$name" "$DISK_ROOT/scratch/$name" "$TMPFS_ROOT/$name")
+dirs=("$DISK_ROOT/home/$name" "$DISK_ROOT/global/$name" "$DISK_ROOT/scratch/$name" "$DISK_ROOT/binfs/$name" "$TMPFS_ROOT/$name")
 
 # root_dir DIR: DIR is a directory of root's, no link, that only root writes to, made if
 # missing. Root chowns and mounts in it: a link or a directory another user made there
@@ -58,8 +58,9 @@ add)
   fi
   ;;
 remove)
-  # Its jobs first: a job of a deleted user would wait in the queue for ever.
-  scancel --user="$name" 2>/dev/null || true
+  # Its jobs first, on the cluster (docker/cluster/): a job of a deleted user would wait
+  # in the queue for ever.
+  timeout 30 /usr/bin/docker exec slurm-ctl scancel --user="$name" >/dev/null 2>&1 || true
   pkill -u "$name" 2>/dev/null || true
   id "$name" >/dev/null 2>&1 && userdel "$name"
   mountpoint -q "$TMPFS_ROOT/$name" && umount --lazy "$TMPFS_ROOT/$name"

@@ -12,6 +12,10 @@
 #            nobarrier, on a loop device over a cached file: fsync returns once
 #            the data is in the VM's memory. Fast, and unsafe in a crash; capped at
 #            $SCRATCH_IOPS requests and $SCRATCH_MIB_S MiB a second: more (or faster) disks.
+#   $BINFS   /srv/storagelab/binfs    a small ext4 image with many inodes, on a loop
+#            device straight to the disk, capped at $BINFS_IOPS requests and
+#            $BINFS_MIB_S MiB a second: SSDs without redundancy, for many small files
+#            and small random I/O (VSC-3's $BINFS).
 #   $TMPDIR  a tmpfs of its own per account, size-limited (account.sh mounts it).
 # Idempotent: does nothing when all is in place; after a reboot it attaches and
 # mounts the images again. What this machine cannot do (no loop devices, no blkio
@@ -29,14 +33,18 @@ IMAGE_DIR=${STORAGELAB_IMAGE_DIR:-$STATE_DIR/storage}
 HOME_SIZE=${STORAGELAB_HOME_SIZE:-4G}
 SCRATCH_SIZE=${STORAGELAB_SCRATCH_SIZE:-8G}
 GLOBAL_SIZE=${STORAGELAB_GLOBAL_SIZE:-16G}
+BINFS_SIZE=${STORAGELAB_BINFS_SIZE:-2G}
 HOME_MIB_S=${STORAGELAB_HOME_MIB_S:-20}
 GLOBAL_IOPS=${STORAGELAB_GLOBAL_IOPS:-400}
 GLOBAL_MIB_S=${STORAGELAB_GLOBAL_MIB_S:-200}
 SCRATCH_IOPS=${STORAGELAB_SCRATCH_IOPS:-2000}
 SCRATCH_MIB_S=${STORAGELAB_SCRATCH_MIB_S:-1000}
+BINFS_IOPS=${STORAGELAB_BINFS_IOPS:-20000}
+BINFS_MIB_S=${STORAGELAB_BINFS_MIB_S:-400}
 GLOBAL_OPTIONS=noatime
 HOME_OPTIONS=sync,dirsync
 SCRATCH_OPTIONS=noatime,nobarrier
+BINFS_OPTIONS=noatime
 BLKIO=/sys/fs/cgroup/blkio
 
 apt_install e2fsprogs mount util-linux
@@ -114,11 +122,20 @@ global_loop=$LOOP
 # writes complete once in the page cache of its image file.
 image_mount scratch "$SCRATCH_SIZE" off "$SCRATCH_OPTIONS" -O ^has_journal
 scratch_loop=$LOOP
+# $BINFS: straight to the disk (an SSD's writes are on it when they complete), an inode
+# for every 4 KiB of it (many small files), and caps far above $GLOBAL's in requests.
+image_mount binfs "$BINFS_SIZE" on "$BINFS_OPTIONS" -i 4096
+binfs_loop=$LOOP
 
 # cap LOOP WHAT VALUE LABEL: a throttle on LOOP's reads and writes (WHAT: bps or iops),
-# for every process and for the kernel's writeback too: in the root of the cgroup v1
-# blkio hierarchy (cgroup v2 has no io.max at its root, and a job's own cgroup would
-# not be charged for its buffered writes in v1).
+# for every process of this host and for the kernel's writeback too: in the root of
+# the cgroup v1 blkio hierarchy (cgroup v2 has no io.max at its root, and a job's own
+# cgroup would not be charged for its buffered writes in v1). The root's throttle
+# does not reach the processes of a container, which have blkio groups of their own
+# (a node's job wrote 213 MiB/s to a $HOME capped at 20): each cap is also written
+# to $CAPS, from which docker/cluster/start.sh gives every node the same.
+CAPS=$IMAGE_DIR/caps
+: >"$CAPS.new"
 cap() {
   local loop=$1 what=$2 value=$3 label=$4 device direction file
   [ -n "$loop" ] || return 0
@@ -126,6 +143,7 @@ cap() {
     say "no cgroup v1 blkio throttle on this machine, so $label is not capped"
     return 0
   fi
+  echo "$loop $what $value" >>"$CAPS.new"
   device=$(lsblk -dno MAJ:MIN "$loop" | tr -d ' ')
   for direction in write read; do
     file=$BLKIO/blkio.throttle.${direction}_${what}_device
@@ -138,8 +156,11 @@ cap() {
 cap "$home_loop" bps $((HOME_MIB_S * 1048576)) "$HOME_MIB_S MiB/s ($DISK_ROOT/home)"
 cap "$global_loop" iops "$GLOBAL_IOPS" "$GLOBAL_IOPS requests/s ($DISK_ROOT/global)"
 cap "$scratch_loop" iops "$SCRATCH_IOPS" "$SCRATCH_IOPS requests/s ($DISK_ROOT/scratch)"
+cap "$binfs_loop" iops "$BINFS_IOPS" "$BINFS_IOPS requests/s ($DISK_ROOT/binfs)"
 # And in bytes: whether a 1 MiB request reaches a loop device as one request or two
 # depends on how the kernel found the buffer's pages, so a cap in requests alone let
 # streaming flip between two speeds from run to run. One client's link, in effect.
 cap "$global_loop" bps $((GLOBAL_MIB_S * 1048576)) "$GLOBAL_MIB_S MiB/s ($DISK_ROOT/global)"
 cap "$scratch_loop" bps $((SCRATCH_MIB_S * 1048576)) "$SCRATCH_MIB_S MiB/s ($DISK_ROOT/scratch)"
+cap "$binfs_loop" bps $((BINFS_MIB_S * 1048576)) "$BINFS_MIB_S MiB/s ($DISK_ROOT/binfs)"
+mv "$CAPS.new" "$CAPS"

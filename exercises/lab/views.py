@@ -18,7 +18,13 @@ from exercises.lab.start import StartAgain, StartRefused, start_runs
 from exercises.predictions.compare import names_of, outcome
 from exercises.predictions.forms import PredictionForm
 from exercises.predictions.models import Prediction
-from exercises.predictions.rules import asked_first, has_run, may_predict, takes_prediction
+from exercises.predictions.rules import (
+    asked_first,
+    has_run,
+    may_predict,
+    ranked_targets,
+    takes_prediction,
+)
 from exercises.weather import pages as weather_pages
 from jobs import slots
 from jobs.models import UNFINISHED_STATUSES, BenchmarkRun, RunStatus
@@ -87,7 +93,8 @@ def exercise_predict(request: HttpRequest, key: str) -> HttpResponse:
             "first run and then stays as it was. Predict the next exercise before you run it.",
         )
         return redirect("lab:exercise-detail", key=exercise.key)
-    form = PredictionForm(request.POST, targets=exercise_site.targets)
+    courses = access.open_courses_for(request.user, exercise, exercise_site.targets)
+    form = PredictionForm(request.POST, targets=ranked_targets(exercise_site.targets, courses))
     if not form.is_valid():
         start = StartRunsForm(targets=exercise_site.targets, initial={"click": new_click()})
         return _page(request, panel, start, prediction_form=form, status=400)
@@ -118,17 +125,18 @@ def _page(
         "runs_in_turn": settings.RUNS_IN_TURN,
     }
     if may_predict(ctx["exercise"], ran=bool(ctx["runs"])):
-        targets = pages.site_of(panel).targets
+        site_targets = pages.site_of(panel).targets
+        courses_by_target = access.open_courses_for(request.user, ctx["exercise"], site_targets)
+        targets = ranked_targets(site_targets, courses_by_target)
         mine = list(panel.prediction or ())  # read with the panel's state
         guessed = dict(panel.guesses)
         initial = {f"place_{i + 1}": key for i, key in enumerate(mine)} | {
             f"figure_{i + 1}": guessed[key] for i, key in enumerate(mine) if key in guessed
         }
         ctx["prediction_form"] = prediction_form or PredictionForm(initial=initial, targets=targets)
-        names = {t.key: t.name for t in targets}
+        names = {t.key: t.name for t in site_targets}
         ctx["prediction_order"] = names_of(mine, names) if mine else None
-        courses = access.open_courses_for(request.user, ctx["exercise"], targets).values()
-        ctx["prediction_required"] = asked_first(courses)
+        ctx["prediction_required"] = asked_first(courses_by_target.values())
     return render(request, "lab/exercise_detail.html", ctx, status=status)
 
 

@@ -8,7 +8,7 @@ from typing import Protocol
 
 from django.contrib.auth.models import AbstractBaseUser
 
-from exercises.catalogue.models import Exercise
+from exercises.catalogue.models import Exercise, StorageTarget
 from exercises.predictions.models import Prediction
 from jobs.models import BenchmarkRun
 
@@ -34,6 +34,17 @@ def may_predict(exercise: Exercise, ran: bool) -> bool:
 
 def has_run(user: AbstractBaseUser, exercise: Exercise) -> bool:
     return BenchmarkRun.objects.filter(user=user, exercise=exercise).exists()
+
+
+def ranked_targets(
+    targets: list[StorageTarget], courses: dict[int, Course | None]
+) -> list[StorageTarget]:
+    """The targets a prediction ranks: those the trainee's open courses teach, when one
+    does (a course of four of the site's six targets asks about those four, which the
+    class compares), else every target of the site. `courses`: target id -> the open
+    course a run there counts for (courses.access.open_courses_for)."""
+    taught = [t for t in targets if courses.get(t.pk)]
+    return taught or targets
 
 
 def asked_first(courses: Iterable[Course | None]) -> bool:

@@ -77,6 +77,11 @@ class Cell:
         return percent(self.ratio) if self.ratio is not None else "–"
 
     @property
+    def number(self) -> str:
+        """The percent without its sign, which a phone's heat map leaves out."""
+        return str(round(self.ratio * 100)) if self.ratio is not None else "–"
+
+    @property
     def label(self) -> str:
         hour = f"{timezone.localtime(self.start):%H}:00"
         return f"from {hour}: {self.text}" if self.ratios else f"from {hour}: no reading"

@@ -1,4 +1,4 @@
-"""A trainee on the multi-node Slurm 24.11 cluster (docker/cluster/), in Debian's
+"""A trainee on the dev cluster's two nodes (docker/cluster/), in Debian's
 Chromium: 1a on a filesystem over the network (GlusterFS, mounted by both nodes) and
 on the job's own $TMPDIR, which exists only on the node while the job runs. What the
 pages say of a directory that only the node knew."""
@@ -15,18 +15,14 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 @pytest.fixture
 def targets_24(dev_profile) -> tuple[StorageTarget, StorageTarget]:
-    """The dev site as a site with this cluster would describe it: $TMPDIR is the job's
-    own directory on its node (the variable Slurm's prolog sets), and $WORK the
-    GlusterFS volume every node mounts."""
+    """The dev site, but with $TMPDIR as most sites have it: the job's own directory on
+    its node (the variable Slurm's prolog sets); and its $WORK, the GlusterFS volume
+    every node mounts."""
     tmp = dev_profile.targets.get(key="tmp")
     tmp.path_template, tmp.shared = "$TMPDIR", False
     tmp.save()
     tmp.quota_source.delete()  # a job's $TMPDIR has no usage to collect between jobs
-    work = StorageTarget.objects.create(
-        profile=dev_profile, key="work", name="$WORK", filesystem="GlusterFS 11",
-        path_template="/gluster/{user}", order=5,
-    )  # fmt: skip
-    return tmp, work
+    return tmp, dev_profile.targets.get(key="work")
 
 
 def test_a_trainee_runs_1a_on_the_network_filesystem_and_the_nodes_tmpdir(

@@ -13,7 +13,14 @@ from tests.e2e.browser import PHONE, ask_the_advisor, log_in, reads_whole_on_a_p
 from tests.exercises.weather.weather import reading
 from tests.runs import make_run
 
-USUAL = {"home": 20.0, "global": 200.0, "scratch": 1000.0, "tmp": 3600.0}
+USUAL = {
+    "home": 20.0,
+    "global": 200.0,
+    "scratch": 1000.0,
+    "binfs": 400.0,
+    "tmp": 3600.0,
+    "work": 320.0,
+}
 
 
 @pytest.mark.django_db(transaction=True)

@@ -21,6 +21,9 @@ from pathlib import Path
 import httpx
 from django.conf import settings
 
+from tests.cluster import CONTROLLER, on_controller
+from tests.cluster24 import bridge_address
+
 ROOT = Path(__file__).resolve().parents[2]
 VENV = Path(os.sys.executable).parent
 RUN_DIR = Path(os.getenv("STORAGELAB_RUN_DIR", "/run/storagelab"))
@@ -218,7 +221,15 @@ class Portal:
         self.port = free_port()
         self.workdir = workdir
         self.url = f"http://127.0.0.1:{self.port}"
-        self.env = {**os.environ, "PORTAL_CALLBACK_URL": self.url, **env}
+        # The cluster's nodes post the jobs' results to this host's address on their
+        # network: the web server listens there too.
+        self.for_nodes = f"{bridge_address()}:{self.port}"
+        self.env = {
+            **os.environ,
+            "PORTAL_CALLBACK_URL": f"http://{self.for_nodes}",
+            "ALLOWED_HOSTS": f"127.0.0.1,localhost,{bridge_address()}",
+            **env,
+        }
         self.procs: dict[str, subprocess.Popen] = {}
 
     def _spawn(self, name: str, *command: str | Path) -> None:
@@ -236,8 +247,8 @@ class Portal:
         self.wait_for_web()
 
     def start_web(self) -> None:
-        bind = f"127.0.0.1:{self.port}"
-        self._spawn("web", VENV / "gunicorn", "portal.wsgi", "--bind", bind, "--workers", "2")
+        binds = ["--bind", f"127.0.0.1:{self.port}", "--bind", self.for_nodes]
+        self._spawn("web", VENV / "gunicorn", "portal.wsgi", *binds, "--workers", "2")
 
     def wait_for_web(self) -> None:
         wait_until("gunicorn", lambda: httpx.get(f"{self.url}/login/", timeout=2), timeout=30)
@@ -273,20 +284,26 @@ def _alive(pidfile: Path) -> bool:
 
 
 @contextmanager
-def slurmctld_stopped(timeout: float = 30) -> Iterator[None]:
-    """The shared slurmctld, stopped (TERM: it saves its state, as on a restart) and
-    always started again, as docker/slurm/start.sh starts it."""
-    pidfile = RUN_DIR / "slurmctld.pid"
-    pid = int(pidfile.read_text())
-    os.kill(pid, signal.SIGTERM)
+def slurmctld_stopped(timeout: float = 60) -> Iterator[None]:
+    """The cluster's slurmctld, stopped (TERM: it saves its state, as on a restart; its
+    container ends with it, slurmrestd too) and always started again, as its container
+    starts it."""
+    on_controller("pkill", "-TERM", "-x", "slurmctld")
     try:
-        wait_until("slurmctld stopped", lambda: not Path(f"/proc/{pid}").exists(), timeout)
+        wait_until("slurmctld stopped", lambda: not controller_runs(), timeout)
         yield
     finally:
-        if not _alive(pidfile):
-            subprocess.run(["/usr/sbin/slurmctld"], check=True, timeout=30)
+        subprocess.run(["docker", "start", CONTROLLER], check=True, capture_output=True, timeout=60)
         wait_until(
             "slurmctld answering",
-            lambda: subprocess.run(["scontrol", "ping"], capture_output=True).returncode == 0,
+            lambda: on_controller("scontrol", "ping").returncode == 0,
             timeout,
         )
+
+
+def controller_runs() -> bool:
+    state = subprocess.run(
+        ["docker", "inspect", "-f", "{{.State.Running}}", CONTROLLER],
+        capture_output=True, text=True, timeout=30,
+    )  # fmt: skip
+    return state.stdout.strip() == "true"

@@ -19,7 +19,8 @@ from jobs.models import RunStatus
 from jobs.scripts import job_spec
 from jobs.submission import start_run, submit
 from jobs.sync import sync
-from tests.cluster import as_user
+from tests.cluster import as_user, on_controller
+from tests.cluster24 import bridge_address
 from tests.names import unique_name
 from tests.runs import follow, make_run, small_workload
 
@@ -33,14 +34,15 @@ class HoldingPortal(http.server.ThreadingHTTPServer):
     test can look at the node's processes while curl is still sending."""
 
     def __init__(self) -> None:
-        super().__init__(("127.0.0.1", 0), HoldingHandler)
+        # On this host's address on the cluster's network: the node's curl posts there.
+        super().__init__((bridge_address(), 0), HoldingHandler)
         self.received = threading.Event()
         self.release = threading.Event()
         self.headers: dict[str, str] = {}
 
     @property
     def url(self) -> str:
-        return f"http://127.0.0.1:{self.server_address[1]}"
+        return f"http://{self.server_address[0]}:{self.server_address[1]}"
 
 
 class HoldingHandler(http.server.BaseHTTPRequestHandler):
@@ -137,10 +139,10 @@ def test_a_target_directory_another_user_made_is_refused_and_nothing_runs(
 
 def next_job_ids(user: str, count: int = 60) -> range:
     """The ids Slurm hands out next (it counts up): those after a job `user` submits."""
-    said = as_user(
-        user, "sbatch", "--parsable", "--partition=debug", "--output=/dev/null", "--chdir=/",
-        "--wrap=true",
-    )  # fmt: skip
+    said = on_controller(
+        "sbatch", "--parsable", "--partition=debug", "--output=/dev/null", "--chdir=/",
+        "--wrap=true", user=user,
+    ).stdout  # fmt: skip
     first = int(said.split(";")[0]) + 1
     return range(first, first + count)
 

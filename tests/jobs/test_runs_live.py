@@ -1,9 +1,6 @@
 """Benchmark runs end to end on the live dev cluster: portal → Celery → slurmrestd
 → a real fio job as the trainee → result posted back → parsed numbers."""
 
-import os
-import signal
-import subprocess
 import time
 from pathlib import Path
 
@@ -14,13 +11,11 @@ from jobs.models import BenchmarkRun, RunStatus
 from jobs.slurm import get_client
 from jobs.submission import cancel, start_run, submit
 from jobs.sync import sync
-from tests.cluster import cpu_hog, wait_for_status
+from tests.cluster import cpu_hog, on_controller, wait_for_status
+from tests.cluster24 import answers
 from tests.runs import follow, make_run, small_workload
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-ROOT = Path(__file__).resolve().parents[2]
-RUN_DIR = Path(os.getenv("STORAGELAB_RUN_DIR", "/run/storagelab"))
 
 
 @pytest.mark.parametrize("pattern", [Pattern.SEQUENTIAL, Pattern.RANDOM])
@@ -153,14 +148,21 @@ def test_a_run_whose_job_vanished_is_lost_then_found_by_its_result(
 
 
 def _stop_slurmrestd() -> None:
-    pid = int((RUN_DIR / "slurmrestd.pid").read_text())
-    os.kill(pid, signal.SIGTERM)
+    """slurmrestd alone ends and stays down (its container starts it again when it
+    ends, unless held: docker/cluster/entrypoint.sh); slurmctld goes on."""
+    on_controller("touch", "/run/slurmrestd.held")
+    on_controller("pkill", "-TERM", "-x", "slurmrestd")
     for _ in range(50):
-        status = Path(f"/proc/{pid}/status")
-        if not status.exists() or "State:\tZ" in status.read_text():
+        if not answers():
             return
         time.sleep(0.1)
+    raise AssertionError("slurmrestd still answers")
 
 
 def _start_slurmrestd() -> None:
-    subprocess.run([str(ROOT / "docker" / "slurm" / "start.sh")], check=True, capture_output=True)
+    on_controller("rm", "-f", "/run/slurmrestd.held")
+    for _ in range(100):
+        if answers():
+            return
+        time.sleep(0.1)
+    raise AssertionError("slurmrestd did not start again")

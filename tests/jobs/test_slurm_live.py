@@ -1,4 +1,4 @@
-"""The slurmrestd client against the live dev cluster (Slurm 22.05, API v0.0.38)."""
+"""The slurmrestd client against the live dev cluster (Slurm 26.05, API v0.0.45)."""
 
 import time
 from pathlib import Path
@@ -11,6 +11,7 @@ from jobs.slurm import SlurmAuthError, SlurmClient, SlurmError, SlurmJob, get_cl
 from jobs.slurm.auth import StaticToken
 from jobs.slurm.models import JobState
 from tests.cluster import trivial_job
+from tests.cluster24 import API_VERSION, RELEASE
 
 
 def wait_until_finished(
@@ -27,8 +28,8 @@ def wait_until_finished(
 
 def test_it_discovers_the_api_version_of_the_dev_cluster() -> None:
     ping = get_client().ping()
-    assert ping.api_version == "v0.0.38"
-    assert ping.release.startswith("22.05")
+    assert ping.api_version == API_VERSION
+    assert ping.release.startswith(f"{RELEASE}.")
     assert ping.up
 
 

@@ -1,6 +1,5 @@
 """On the live dev cluster: a portal clock 10 s ahead of Slurm's must not freeze runs."""
 
-import subprocess
 import time
 from datetime import timedelta
 
@@ -12,6 +11,7 @@ from jobs.models import BenchmarkRun, RunStatus
 from jobs.slurm import get_client
 from jobs.slurm.models import JobState
 from jobs.sync import sync
+from tests.cluster import on_controller
 from tests.runs import make_run
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -20,9 +20,7 @@ pytestmark = pytest.mark.django_db(transaction=True)
 def held_job() -> int:
     """A job that waits in Slurm until released (submitted as root: any job will do)."""
     argv = ["sbatch", "--hold", "--parsable", "-p", settings.SLURM_PARTITION, "-t", "1"]
-    done = subprocess.run(
-        [*argv, "-o", "/dev/null", "--wrap", "true"], capture_output=True, text=True, check=True
-    )
+    done = on_controller(*argv, "-o", "/dev/null", "--wrap", "true")
     return int(done.stdout.strip().split(";")[0])
 
 
@@ -41,7 +39,7 @@ def test_runs_follow_slurm_with_the_portal_clock_10_s_ahead(
             submitted_at=timezone.now(),
         )
         sync()  # reads the job waiting
-        subprocess.run(["scontrol", "release", str(job_id)], check=True)
+        assert on_controller("scontrol", "release", str(job_id)).returncode == 0
         deadline = time.monotonic() + 30
         while get_client().job(trainee_account.username, job_id).state != JobState.COMPLETED:
             assert time.monotonic() < deadline, "the released job did not complete"
@@ -56,4 +54,4 @@ def test_runs_follow_slurm_with_the_portal_clock_10_s_ahead(
 
         assert BenchmarkRun.objects.get(pk=run.pk).status == RunStatus.COMPLETED
     finally:
-        subprocess.run(["scancel", str(job_id)], check=False)
+        on_controller("scancel", str(job_id))

@@ -3,7 +3,6 @@ once starts 1a on two targets ×3 with one click in the lab; 2 go, 4 wait, and a
 6 complete on the dev cluster in the order asked, never more than 2 going at once
 in the portal or in Slurm's own queue. About 20 s."""
 
-import subprocess
 import time
 
 import pytest
@@ -14,6 +13,7 @@ from exercises.courses.models import Course, Enrollment
 from jobs.models import ACTIVE_STATUSES, UNFINISHED_STATUSES, BenchmarkRun, RunStatus
 from jobs.sync import sync
 from portal.models import ClusterAccount
+from tests.cluster import on_controller
 from tests.runs import follow
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -23,13 +23,8 @@ CAP = 2
 
 def slurm_jobs_of(username: str) -> int:
     """The user's jobs Slurm holds, pending or running (its own view, not ours)."""
-    listed = subprocess.run(
-        ["squeue", "--noheader", "--user", username, "--format=%i"],
-        capture_output=True,
-        text=True,
-        check=True,
-        timeout=10,
-    )
+    listed = on_controller("squeue", "--noheader", "--user", username, "--format=%i")
+    assert listed.returncode == 0, listed.stderr
     return len(listed.stdout.split())
 
 

@@ -50,9 +50,9 @@ CALIBRATION = re.compile(
     r"(?:has measured references|is going) already; nothing started"
 )
 # Services the dev stack runs, that this test expects to find running and to leave so.
+# The dev cluster runs in Docker's containers (docker/cluster/): dockerd's pid stands for it.
 STACK = {
-    "slurmctld", "slurmd", "slurmrestd", "celery-worker", "celery-quotas", "celery-results",
-    "celery-darshan",
+    "dockerd", "celery-worker", "celery-quotas", "celery-results", "celery-darshan",
 }  # fmt: skip
 
 
@@ -180,6 +180,15 @@ def running_services() -> dict[str, int]:
     return found
 
 
+def cluster_containers() -> set[str]:
+    """The dev cluster's running containers, by id (a restart would make new ones)."""
+    listed = subprocess.run(
+        ["docker", "ps", "-q", "--no-trunc", "--filter", "label=storagelab.cluster=1"],
+        capture_output=True, text=True, check=True, timeout=30,
+    )  # fmt: skip
+    return set(listed.stdout.split())
+
+
 def port_open() -> bool:
     try:
         with socket.create_connection(ADDRESS, timeout=1):
@@ -300,6 +309,8 @@ def test_make_demo_serves_until_ctrl_c_and_stops_only_what_it_started() -> None:
     # start also collects the quotas. It runs again when the test ends.
     dev_script("docker/dev/stop.sh", "celery-beat")
     before = running_services()
+    cluster_before = cluster_containers()
+    assert cluster_before, "the dev cluster does not run: run docker/dev/up.sh first"
     worker_log = log_size(QUOTA_LOG)
     started_at = datetime.now(UTC).replace(second=0, microsecond=0)
     began = time.monotonic()
@@ -360,6 +371,8 @@ def test_make_demo_serves_until_ctrl_c_and_stops_only_what_it_started() -> None:
         # found running still runs (a Celery worker found on older code runs restarted).
         assert {int(pid) for pid in STOPPED.findall(output.split(CLEAN_UP)[1])} <= started
         assert not [name for name in before if name not in after], output
+        # And the cluster, found running, runs on: its containers are the same.
+        assert cluster_containers() == cluster_before, output
     finally:
         demo.close()
         clean_up_after_a_demo()

@@ -234,6 +234,7 @@ def test_the_dev_exercises_state_the_lessons_the_lesson_check_counts() -> None:
             ("2a/tmp", "2a/global", 5.0),
             ("1a/global", "2a/global", 1.0),
             ("1a/scratch", "2a/scratch", 1.0),
+            ("2a/binfs", "2a/global", 5.0),
         ],
         "2b": [("2b/tmp", "2b/global", 1.0)],
     }

@@ -15,7 +15,7 @@ from django.urls import reverse
 from exercises.catalogue.models import SiteProfile, StorageTarget
 from jobs.models import RunStatus
 from jobs.submission import start_run
-from tests.conftest import ACCOUNT_SCRIPT
+from tests.conftest import ACCOUNT_SCRIPT, NODES_ACCOUNT_SCRIPT
 from tests.names import unique_name
 from tests.runs import follow
 
@@ -152,6 +152,7 @@ def small_tmpdir_account() -> Iterator[str]:
     name = unique_name("slt")
     env = {"PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "STORAGELAB_TMPDIR_SIZE": "8m"}
     subprocess.run([str(ACCOUNT_SCRIPT), "add", name], check=True, env=env)
+    subprocess.run([str(NODES_ACCOUNT_SCRIPT), name], check=True, timeout=60)
     yield name
     subprocess.run([str(ACCOUNT_SCRIPT), "remove", name], check=False)
 

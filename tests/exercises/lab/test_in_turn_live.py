@@ -9,7 +9,7 @@ import time
 import pytest
 from django.test import Client
 
-from tests.in_turn import calibrate, finish, start_everywhere
+from tests.in_turn import FOUR_TARGETS, calibrate, finish, start_everywhere
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -21,12 +21,11 @@ def test_a_trainees_start_on_four_targets_runs_them_in_turn_near_the_quiet_figur
 ) -> None:
     settings.CALIBRATION_PARALLEL = 1
     staff = make_user(make_cluster_username(), staff=True)
-    quiet = calibrate(dev_profile, staff.username, "1a", repeat=3)
+    quiet = calibrate(dev_profile, staff.username, "1a", repeat=3, targets=FOUR_TARGETS)
     trainee = make_user(make_cluster_username())
     client = Client()
     client.force_login(trainee)
-    targets = list(quiet)
-    assert len(targets) == 4
+    targets = FOUR_TARGETS
 
     going = start_everywhere(client, trainee, "1a", targets)
     # While the first runs, the page says why the others wait.

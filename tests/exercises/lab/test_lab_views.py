@@ -14,6 +14,7 @@ from exercises.catalogue.figures import variation
 from exercises.catalogue.models import MeasuredReference, Metric, ReferenceResult, Unit
 from jobs.models import BenchmarkRun, RunResult, RunStatus
 from tests.htmx import poll_headers
+from tests.in_turn import FOUR_TARGETS
 from tests.runs import make_runs
 
 pytestmark = pytest.mark.django_db
@@ -294,18 +295,18 @@ def test_the_site_rows_are_read_once_per_process_not_once_per_page(
 def test_repeated_runs_are_dots_with_their_median_and_their_spread_in_the_table(
     client, lab_user, dev_profile
 ) -> None:
-    # three runs per target: 100+i MiB/s, i = 0..11
-    make_runs(lab_user.cluster_account, dev_profile, 12)
+    # three runs on each of four targets: 100+i MiB/s, i = 0..11
+    make_runs(lab_user.cluster_account, dev_profile, 12, keys=FOUR_TARGETS)
     client.force_login(lab_user)
 
     page = client.get("/lab/1a/").content.decode()
 
     chart = json.loads(re.search(r'id="comparison-data"[^>]*>(.*?)</script>', page, re.S)[1])
     mine = chart["series"][0]
-    assert chart["labels"] == ["$HOME", "$GLOBAL", "$SCRATCH", "$TMPDIR"]
+    assert chart["labels"] == ["$HOME", "$GLOBAL", "$SCRATCH", "$TMPDIR", "$BINFS", "$WORK"]
     # Every run is a dot (no bar per statistic); the median is drawn across them.
     assert mine["kind"] == "runs" and mine["values"][0] == [100.0, 104.0, 108.0]
-    assert mine["medians"] == [104.0, 105.0, 106.0, 107.0]
+    assert mine["medians"] == [104.0, 105.0, 106.0, 107.0, None, None]
     # The table: three runs on $HOME, whose CV is stdev 4 / mean 104 = 3.8 %.
     compared = page.partition('<table class="figures">')[2]
     home = re.search(r"\$HOME</a></th>(.*?)</tr>", compared, re.S)[1]

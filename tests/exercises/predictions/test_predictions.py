@@ -6,9 +6,11 @@ import re
 import pytest
 from django.test import Client
 
+from exercises.courses.models import Course, Enrollment
 from exercises.predictions.compare import Miss, misses
 from exercises.predictions.models import Prediction
 from jobs.models import BenchmarkRun
+from tests.in_turn import FOUR_TARGETS
 from tests.runs import make_runs
 
 pytestmark = pytest.mark.django_db
@@ -22,6 +24,16 @@ def trainee(dev_profile, make_user):
     return make_user("sl-trainee4")
 
 
+@pytest.fixture
+def in_a_four_target_course(dev_profile, trainee) -> None:
+    """The trainee joined a course on the lab's four targets (the dev site has six): a
+    prediction ranks those four."""
+    course = Course.objects.create(title="Storage 101", profile=dev_profile)
+    course.exercises.set(dev_profile.exercises.all())
+    course.targets.set(dev_profile.targets.filter(key__in=FOUR_TARGETS))
+    Enrollment.objects.create(course=course, user=trainee)
+
+
 def test_a_miss_is_a_pair_the_runs_put_the_other_way_round() -> None:
     medians = {"A": 10.0, "B": 30.0, "C": 20.0}
 
@@ -33,7 +45,9 @@ def test_a_miss_is_a_pair_the_runs_put_the_other_way_round() -> None:
     assert misses(["A", "D", "B"], medians) == [Miss("A", "B", 10.0, 30.0)]  # D: no figure yet
 
 
-def test_a_prediction_is_saved_and_shown_before_the_first_run(client: Client, trainee) -> None:
+def test_a_prediction_is_saved_and_shown_before_the_first_run(
+    client: Client, trainee, in_a_four_target_course
+) -> None:
     client.force_login(trainee)
 
     client.post("/lab/1a/prediction", SLOWEST_FIRST)
@@ -55,7 +69,7 @@ def test_a_target_in_two_places_is_refused_with_why(client: Client, trainee) -> 
 
 
 def test_after_the_first_run_the_prediction_stays_as_it_was(
-    client: Client, trainee, dev_profile
+    client: Client, trainee, dev_profile, in_a_four_target_course
 ) -> None:
     client.force_login(trainee)
     client.post("/lab/1a/prediction", SLOWEST_FIRST)
@@ -71,7 +85,9 @@ def test_after_the_first_run_the_prediction_stays_as_it_was(
     assert 'id="predict"' not in page
 
 
-def test_the_runs_say_where_the_prediction_missed(client: Client, trainee, dev_profile) -> None:
+def test_the_runs_say_where_the_prediction_missed(
+    client: Client, trainee, dev_profile, in_a_four_target_course
+) -> None:
     client.force_login(trainee)
     client.post("/lab/1a/prediction", SLOWEST_FIRST)
     make_runs(trainee.cluster_account, dev_profile, 4)
@@ -84,7 +100,9 @@ def test_the_runs_say_where_the_prediction_missed(client: Client, trainee, dev_p
     assert "You expected $HOME to beat $TMPDIR: $TMPDIR wrote 103.0 MiB/s, $HOME 100.0" in page
 
 
-def test_a_right_guess_is_told_so(client: Client, trainee, dev_profile) -> None:
+def test_a_right_guess_is_told_so(
+    client: Client, trainee, dev_profile, in_a_four_target_course
+) -> None:
     client.force_login(trainee)
     fastest_first = {"place_1": "tmp", "place_2": "scratch", "place_3": "global", "place_4": "home"}
     client.post("/lab/1a/prediction", fastest_first)
@@ -97,7 +115,7 @@ def test_a_right_guess_is_told_so(client: Client, trainee, dev_profile) -> None:
 
 
 def test_figures_guessed_on_a_log_scale_are_set_beside_the_runs(
-    client: Client, trainee, dev_profile
+    client: Client, trainee, dev_profile, in_a_four_target_course
 ) -> None:
     client.force_login(trainee)
     # make_runs measures about 100 MiB/s everywhere.
