@@ -82,23 +82,16 @@ def set_partition_24(state: str) -> None:
 
 @pytest.fixture
 def cluster_targets(dev_profile) -> list[StorageTarget]:
-    """The class's targets: the cluster's GlusterFS volume ($GLOBAL, over the network,
-    its bricks in the file servers' memory) and the job's own $TMPDIR (in the node's
-    memory). Not the dev site's $SCRATCH: a loop device on this VM's disk, whose writes
-    queue PostgreSQL's commits behind them, which a site's parallel filesystem, other
-    machines, never does. The dev site's $TMPDIR, a directory in this host's memory that
-    the cluster's nodes do not have, leaves the site (the canaries would fail there)."""
-    dev_profile.targets.filter(key="tmp").delete()
-    return [
-        StorageTarget.objects.create(
-            profile=dev_profile, key="gluster", name="$GLOBAL", filesystem="GlusterFS",
-            path_template="/gluster/{user}", order=90,
-        ),
-        StorageTarget.objects.create(
-            profile=dev_profile, key="nodetmp", name="$TMPDIR", filesystem="tmpfs",
-            path_template="$TMPDIR", in_memory=True, persistent=False, shared=False, order=91,
-        ),
-    ]  # fmt: skip
+    """The class's targets: the dev site's $WORK, the cluster's GlusterFS volume (over
+    the network, its bricks in the file servers' memory), and $TMPDIR as most sites
+    have it, the job's own directory in its node's memory. Not the dev site's $SCRATCH:
+    a loop device on this VM's disk, whose writes queue PostgreSQL's commits behind
+    them, which a site's parallel filesystem, other machines, never does."""
+    tmp = dev_profile.targets.get(key="tmp")
+    tmp.path_template, tmp.shared = "$TMPDIR", False
+    tmp.save()
+    tmp.quota_source.delete()  # a job's $TMPDIR has no usage to collect between jobs
+    return [dev_profile.targets.get(key="work"), tmp]
 
 
 @pytest.fixture

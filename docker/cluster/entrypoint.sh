@@ -23,7 +23,9 @@ controller)
   # and no slurmdbd (its openapi/slurmdbd plugin is fatal without one).
   until scontrol ping >/dev/null 2>&1; do sleep 0.2; done
   # slurmrestd is started again whenever it ends, as a site's service manager would,
-  # but not while /run/slurmrestd.held exists: the tests' outage of slurmrestd alone.
+  # but not while /run/slurmrestd.held exists: the tests' outage of slurmrestd alone
+  # (never left over from before a restart).
+  rm -f /run/slurmrestd.held
   (
     while :; do
       [ -e /run/slurmrestd.held ] ||
@@ -33,7 +35,11 @@ controller)
       sleep 0.5
     done
   ) &
-  wait "$ctld"
+  # `docker stop` and `docker restart` TERM this shell, which as PID 1 would ignore it
+  # and be killed 10 s later with slurmctld: slurmctld gets the TERM, saves its state
+  # and ends, and the container with it.
+  trap 'kill -TERM "$ctld" 2>/dev/null' TERM INT
+  while kill -0 "$ctld" 2>/dev/null; do wait "$ctld" || true; done
   ;;
 node)
   # FUSE's mount prints its failure but exits 0: the mount point says whether it held.

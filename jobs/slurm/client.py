@@ -35,6 +35,8 @@ PROTOCOL_AUTHENTICATION_ERROR = 1007
 # nodes have registered again (22.05 answers it with HTTP 200). Worth another try,
 # unlike Slurm's other refusals.
 NODE_NOT_AVAILABLE = 2068
+# The authentication plugins' errors (ESLURM_AUTH_*, slurm_errno.h): 6000-6999.
+AUTH_PLUGIN_ERRORS = (6000, 7000)
 # Refused authentication: 401, or 511 with error 1007 (24.11+ for a bad token).
 AUTH_STATUSES = (401, 511)
 # The plain-text answers to missing or unusable auth headers: up to 25.05 the first,
@@ -64,9 +66,14 @@ def _messages(body: dict[str, Any]) -> tuple[SlurmMessage, ...]:
 def _is_transient(number: int | None) -> bool:
     # -1 ("Unspecified error") is what Slurm 22.05 answers both when slurmctld is
     # down and when it refuses a token; 1xxx are communication errors and 5xxx
-    # socket errors. ESLURM_* (2xxx-4xxx) are Slurm's considered "no".
+    # socket errors. ESLURM_* (2xxx-4xxx) are Slurm's considered "no", and so are the
+    # authentication plugins' 6xxx: 26.05 refuses a job of a user its controller does
+    # not know with 6010, "Rejecting authentication of user nobody", which no retry
+    # changes.
     if number is None or number <= 0 or number == NODE_NOT_AVAILABLE:
         return True
+    if AUTH_PLUGIN_ERRORS[0] <= number < AUTH_PLUGIN_ERRORS[1]:
+        return False
     return (1000 <= number < 2000 and number != PROTOCOL_AUTHENTICATION_ERROR) or number >= 5000
 
 

@@ -21,6 +21,7 @@ from jobs.submission import start_run, submit
 from jobs.sync import sync
 from tests.cluster import as_user, on_controller
 from tests.cluster24 import bridge_address
+from tests.conftest import DISK_ROOT
 from tests.names import unique_name
 from tests.runs import follow, make_run, small_workload
 
@@ -102,8 +103,9 @@ def test_the_result_secret_is_on_no_command_line_while_it_is_sent(
 
 @pytest.fixture
 def shared_parent() -> Iterator[Path]:
-    """A directory every user may write to, as /tmp is (sticky, mode 1777)."""
-    parent = Path("/tmp") / unique_name("slt-shared")
+    """A directory every user may write to, as /tmp is (sticky, mode 1777), where the
+    cluster's nodes see it too (the dev site's disk root, which they mount)."""
+    parent = DISK_ROOT / unique_name("slt-shared")
     parent.mkdir(mode=0o1777)
     parent.chmod(0o1777)
     yield parent

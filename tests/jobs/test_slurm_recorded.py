@@ -604,6 +604,33 @@ def test_a_job_slurm_refuses_is_rejected_for_good(body: dict[str, Any]) -> None:
     assert caught.value.permanent
 
 
+# What 26.05 answers a job of a user its controller does not know (a token for a name
+# slurmctld cannot resolve), asked on the dev cluster.
+UNKNOWN_USER_V0045 = {
+    "meta": {},
+    "errors": [
+        {
+            "description": "Batch job submission failed",
+            "error_number": 6010,
+            "error": "Rejecting authentication of user nobody or group nobody",
+            "source": "slurm_submit_batch_job()",
+        }
+    ],
+    "warnings": [],
+}
+
+
+def test_a_user_the_controller_does_not_know_is_refused_for_good() -> None:
+    # Retried as a passing error, the run would wait in the queue for ever.
+    server = FakeSlurmrestd(
+        find("26.05-v0.0.45"), answer=reply(httpx.Response(500, json=UNKNOWN_USER_V0045))
+    )
+
+    with pytest.raises(SlurmRejected, match="Rejecting authentication of user nobody") as caught:
+        server.client().submit("alice", SPEC)
+    assert caught.value.permanent
+
+
 @pytest.mark.parametrize("status", [200, 500])
 def test_a_node_not_yet_back_after_a_slurmctld_restart_is_worth_another_try(status: int) -> None:
     # What 22.05 answered a submission seconds after slurmctld restarted (tests/faults):
