@@ -167,6 +167,15 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.live)
 
 
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    """Each failure as it happens, to the file FAILURE_LOG names (if set): a suite of
+    half an hour says why a test failed at its minute, not only at its end."""
+    log = os.getenv("FAILURE_LOG")
+    if log and report.failed:
+        with open(log, "a") as out:
+            out.write(f"=== {report.nodeid} ({report.when})\n{report.longreprtext}\n\n")
+
+
 @pytest.fixture(autouse=True)
 def cache_in_memory_unless_live(request, settings) -> None:
     if not (request.node.get_closest_marker("live") or request.node.get_closest_marker("e2e")):

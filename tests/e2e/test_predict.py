@@ -71,7 +71,8 @@ def test_a_trainee_predicts_1a_runs_it_and_sees_where_the_guess_missed(
     for row in compared.all():
         name = row.locator("th").inner_text()
         figure = row.locator("td").first.inner_text().split()[0].replace(",", "")
-        medians[name] = float(figure)
+        if figure != "–":  # the site's targets the course leaves out: no runs there
+            medians[name] = float(figure)
     expected = [
         (a, b) for i, a in enumerate(GUESS) for b in GUESS[i + 1 :] if medians[b] > medians[a]
     ]
