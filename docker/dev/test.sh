@@ -6,12 +6,9 @@ set -euo pipefail
 # No canary of the weather's by itself: the tests measure a quiet cluster, and the
 # weather's own tests start the canaries they look at.
 export WEATHER_MINUTES=${WEATHER_MINUTES:-0}
+# up.sh brings up Docker and Compose too (the dev cluster runs in containers, and the
+# image's test, tests/deploy/, needs them).
 "$STORAGELAB_ROOT/docker/dev/up.sh"
-# Docker and Compose, for the image's test (tests/deploy/).
-"$STORAGELAB_ROOT/docker/dev/docker.sh"
-# The multi-node cluster of Slurm 24.11 in containers, for the tests against today's
-# Slurm (tests/jobs/test_slurm_24_live.py). Built once (about a minute), started in 5 s.
-"$STORAGELAB_ROOT/docker/cluster/start.sh"
 
 cd "$STORAGELAB_ROOT"
 say "ruff check, ruff format --check, makemigrations --check"
