@@ -17,6 +17,8 @@ from pathlib import Path
 
 import httpx
 
+from tests.cluster24 import bridge_address
+
 ROOT = Path(__file__).resolve().parents[2]
 DOCKER_DIR = ROOT / "docker"
 # Debian's client and Compose (docker/dev/docker.sh installs them), whatever else is on
@@ -100,6 +102,10 @@ class Stack:
             "STORAGELAB_DB_PORT": str(db_port),
             "STORAGELAB_REDIS_PORT": str(redis_port),
             "STORAGELAB_WEB_PORT": str(web_port),
+            # The dev cluster's nodes post the jobs' results to this host's address on
+            # their network: the web service listens there too.
+            "STORAGELAB_CALLBACK_HOST": bridge_address(),
+            "STORAGELAB_WEB_ALSO": f",{bridge_address()}:{web_port}",
         }
 
     def compose(self, *args: str, timeout: float = 300) -> str:

@@ -21,6 +21,7 @@ import httpx
 import pytest
 from django.conf import settings
 
+from tests.cluster24 import bridge_address
 from tests.deploy.stack import Stack, build_images, remove_stale_stacks
 from tests.http import log_in
 from tests.names import unique_name
@@ -66,7 +67,7 @@ def site_settings() -> dict[str, str]:
     addresses (database, Redis, the web server, the jobs' callback) are
     compose.hostnet.yaml's."""
     return {
-        "ALLOWED_HOSTS": "127.0.0.1,localhost",
+        "ALLOWED_HOSTS": f"127.0.0.1,localhost,{bridge_address()}",
         "SECRET_KEY_FILE": "/run/secrets/django_secret_key",
         "DB_NAME": "storagelab",
         "DB_USER": "storagelab",
