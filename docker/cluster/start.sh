@@ -54,7 +54,9 @@ fi
 ids=$("$DOCKER" run --rm --entrypoint sh "$IMAGE" -c 'echo $(id -u munge) $(id -g munge) $(id -u slurm) $(id -g slurm)')
 read -r munge_uid munge_gid slurm_uid slurm_gid <<<"$ids"
 mkdir -p "$CONF/etc"
-chmod 0700 "$CONF"
+# Root's; the portal's group may go through it to the JWT key (etc/), and no further.
+chmod 0710 "$CONF"
+getent group "$PORTAL_USER" >/dev/null && chgrp "$PORTAL_USER" "$CONF"
 [ -s "$CONF/munge.key" ] || (umask 077 && head -c 1024 /dev/urandom >"$CONF/munge.key")
 chown "$munge_uid:$munge_gid" "$CONF/munge.key"
 chmod 0400 "$CONF/munge.key"
