@@ -50,10 +50,9 @@ def cluster24() -> str:
 
 @pytest.fixture
 def cluster24_username(cluster24, make_cluster_username: Callable[[], str]) -> str:
-    """The user name of a cluster account of this test's own, on the host and on every node."""
-    name = make_cluster_username()
-    subprocess.run([str(ROOT / "docker/cluster/account.sh"), name], check=True, timeout=60)
-    return name
+    """The user name of a cluster account of this test's own, on the host and on every
+    node (make_cluster_username gives it to the nodes too)."""
+    return make_cluster_username()
 
 
 @pytest.fixture(scope="session")
