@@ -10,7 +10,7 @@ demo:
 test:
 	bash docker/dev/test.sh $(ARGS)
 
-## The inner loop: tests that need only PostgreSQL (not live, not e2e), in ~90 s
+## The inner loop: tests that need only PostgreSQL (not live, not e2e), two at a time
 quick:
 	bash docker/dev/quick.sh $(ARGS)
 

@@ -7,10 +7,16 @@ Markers: `live` tests need the dev cluster (Slurm, slurmrestd, Redis, Celery, re
 Unix accounts), `e2e` tests drive Chromium. `make test` runs them all; the inner
 loop `pytest -m "not live and not e2e"` needs only PostgreSQL, so the other tests
 keep the cache (rate limits, the site's rows) in memory instead of in Redis.
+
+`alone` tests measure the cluster, hold all of it or stop a part everyone shares
+(`pytest.mark.alone("why")` in the test's module): `make test` runs the others in
+parallel (pytest-xdist, `-n`), each worker with a test database and a Redis
+database of its own, and then these one after another (docker/dev/test.sh).
 """
 
 import fcntl
 import os
+import re
 import subprocess
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -129,12 +135,20 @@ def pytest_configure(config: pytest.Config) -> None:
     """Two sessions at once on one machine (a `make test` and a `make quick` beside it)
     each get a test database of their own: the first free of test_storagelab,
     test_storagelab_2, ... (a lock file per name, released when its session ends),
-    unless DB_TEST_NAME names one. Else the second session would drop the first's."""
-    if os.getenv("DB_TEST_NAME"):
-        return
+    unless DB_TEST_NAME names one. Else the second session would drop the first's.
+    The workers of a parallel session take the name their session holds (pytest-django
+    adds _gw0, _gw1...) and a Redis database each."""
     from django.conf import settings
 
     test = settings.DATABASES["default"].setdefault("TEST", {})
+    worker_input = getattr(config, "workerinput", None)
+    if worker_input is not None:
+        if worker_input.get("test_database"):
+            test["NAME"] = worker_input["test_database"]
+        _redis_of_its_own(settings, int(worker_input["workerid"].removeprefix("gw")))
+        return
+    if os.getenv("DB_TEST_NAME"):
+        return
     base = test.get("NAME") or "test_storagelab"
     locks = Path(os.getenv("RUN_DIR", "/run/storagelab"))
     if not locks.is_dir():
@@ -150,6 +164,31 @@ def pytest_configure(config: pytest.Config) -> None:
         _DATABASE_LOCK.append(handle)
         test["NAME"] = name
         return
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node) -> None:
+    """(pytest-xdist) The database name this session holds, to each of its workers."""
+    from django.conf import settings
+
+    node.workerinput["test_database"] = settings.DATABASES["default"].get("TEST", {}).get("NAME")
+
+
+def _redis_of_its_own(settings, worker: int) -> None:
+    """Worker N of a parallel session uses the Redis database N after the session's:
+    the Celery worker in each would otherwise take the others' tasks (runs that are
+    not in its test database) and their caches would mix (ids repeat across them)."""
+    from portal.celery import app
+
+    def shifted(url: str) -> str:
+        return re.sub(r"/(\d+)$", lambda m: f"/{int(m[1]) + 1 + worker}", url)
+
+    settings.REDIS_URL = shifted(settings.REDIS_URL)
+    settings.CELERY_BROKER_URL = settings.REDIS_URL
+    settings.CACHES["default"]["LOCATION"] = settings.REDIS_URL
+    app.conf.broker_url = settings.REDIS_URL
+    # Processes the tests start (manage.py commands, a portal of their own) too.
+    os.environ["REDIS_URL"] = shifted(os.getenv("REDIS_URL", "redis://127.0.0.1:6379/0"))
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -171,7 +210,8 @@ def pytest_runtest_logreport(report: pytest.TestReport) -> None:
     """Each failure as it happens, to the file FAILURE_LOG names (if set): a suite of
     half an hour says why a test failed at its minute, not only at its end."""
     log = os.getenv("FAILURE_LOG")
-    if log and report.failed:
+    # A parallel session's workers pass their reports to it: it writes them, once.
+    if log and report.failed and not os.getenv("PYTEST_XDIST_WORKER"):
         with open(log, "a") as out:
             out.write(f"=== {report.nodeid} ({report.when})\n{report.longreprtext}\n\n")
 

@@ -17,6 +17,25 @@ say "ruff check, ruff format --check, makemigrations --check"
 "$VENV/bin/python" manage.py makemigrations --check --dry-run >/dev/null ||
   die "models changed without a migration: run manage.py makemigrations"
 
-# Tests get a Redis database of their own, away from the demo's worker.
+# Tests get Redis databases of their own, away from the demo's worker: this one, and
+# one more for each parallel worker (tests/conftest.py).
 export REDIS_URL=${TEST_REDIS_URL:-redis://127.0.0.1:6379/1}
-exec "$VENV/bin/pytest" "$@"
+
+# Most tests wait on Slurm, a browser or a process they started, not on a core: they
+# run TEST_WORKERS at a time, each worker with its own test database and Redis
+# database. Then, one after another, the tests marked `alone`, which measure the
+# cluster, hold all of it or stop a part everyone shares. Arguments go to both parts.
+workers=${TEST_WORKERS:-3}
+say "the tests that may run together, $workers at a time"
+together=0
+"$VENV/bin/pytest" -n "$workers" --dist worksteal -m "not alone" "$@" || together=$?
+say "the tests that run alone"
+alone=0
+"$VENV/bin/pytest" -m alone "$@" || alone=$?
+# 5 is pytest's "no test selected": arguments may select tests of one part only.
+if [[ $together -eq 5 && $alone -eq 5 ]]; then exit 5; fi
+for status in $together $alone; do
+  if [[ $status -ne 0 && $status -ne 5 ]]; then
+    die "tests failed (the parallel part: exit $together; the part alone: exit $alone)"
+  fi
+done
