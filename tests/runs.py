@@ -171,9 +171,10 @@ def make_run(account: ClusterAccount, target: StorageTarget, **fields) -> Benchm
     return BenchmarkRun.objects.create(**(defaults | fields))
 
 
-def follow(*runs: BenchmarkRun, timeout: float = 90) -> list[BenchmarkRun]:
+def follow(*runs: BenchmarkRun, timeout: float = 180) -> list[BenchmarkRun]:
     """Runs the sync cycle (as beat would) until every run has ended and each
-    completed one has its result (or a parse error) in."""
+    completed one has its result (or a parse error) in. The timeout leaves room for
+    the other tests' jobs (make test runs several tests at once on the one cluster)."""
     deadline = time.monotonic() + timeout
     while True:
         sync()

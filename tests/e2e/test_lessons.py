@@ -41,6 +41,7 @@ def my_medians(page: Page, count: int) -> dict[str, float]:
     return {chart["labels"][round(p["x"])]: p["y"] for p in chart["points"]}
 
 
+@pytest.mark.alone("measures the lessons on a quiet cluster")
 def test_one_run_of_1a_and_2a_on_every_target_shows_their_lessons(
     live_portal, sync_loop, dev_profile, trainee_account, page: Page
 ) -> None:

@@ -16,7 +16,10 @@ from tests.cluster import wait_for_status
 from tests.cluster24 import CuttableLink, bridge_address
 from tests.runs import follow
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.alone("cuts a node off the portal"),
+]
 
 
 def test_a_result_sent_while_the_network_is_cut_arrives_when_it_is_back(

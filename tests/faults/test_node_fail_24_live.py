@@ -15,7 +15,10 @@ from tests.cluster import wait_for_status
 from tests.cluster24 import NODES, on_node
 from tests.runs import follow
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.alone("stops a node of the cluster"),
+]
 
 
 def idle_again(timeout: float = 90) -> None:

@@ -11,7 +11,10 @@ from tests.faults.conftest import (
 )
 from tests.faults.services import slurmctld_stopped
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.alone("stops the cluster's slurmctld"),
+]
 
 
 def test_runs_started_while_slurmctld_is_down_run_once_it_is_back(

@@ -17,7 +17,10 @@ from jobs.sync import sync
 from tests.cluster import wait_for_status
 from tests.cluster24 import answers
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.alone("stops the cluster's slurmctld"),
+]
 
 
 def test_a_run_completes_once_across_a_restart_of_slurmctld(

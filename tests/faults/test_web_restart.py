@@ -1,4 +1,4 @@
-"""(f) The web server is down for 90 s (a restart, a deploy, a proxy's blip) while a
+"""(f) The web server is down for 30 s (a restart, a deploy, a proxy's blip) while a
 run's job ends and posts its output: the job keeps trying, the output arrives once
 the portal is back, and it is taken once."""
 
@@ -12,7 +12,7 @@ from tests.faults.services import wait_until
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
-DOWN_SECONDS = 90
+DOWN_SECONDS = 30
 
 
 def test_an_output_posted_while_the_web_server_is_down_arrives_after_its_restart(

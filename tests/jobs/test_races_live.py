@@ -17,6 +17,7 @@ from tests.runs import make_run
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
+@pytest.mark.alone("holds every CPU of the cluster")
 def test_a_cancel_that_meets_the_submission_cancels_the_slurm_job(
     live_portal, trainee_account, disk_target, scratch_dir
 ) -> None:

@@ -70,6 +70,7 @@ def test_a_job_that_cannot_start_says_why(live_portal, trainee_account, disk_tar
     assert str(run.slurm_job_id) in run.status_reason
 
 
+@pytest.mark.alone("holds every CPU of the cluster")
 def test_a_cancelled_run_says_so_and_leaves_nothing_behind(
     live_portal, trainee_account, disk_target, scratch_dir
 ) -> None:
@@ -104,6 +105,7 @@ def test_a_queued_run_cancelled_before_submission_never_reaches_slurm(
     }
 
 
+@pytest.mark.alone("stops slurmrestd")
 def test_runs_survive_a_slurmrestd_outage_without_loss_or_duplicates(
     live_portal, trainee_account, disk_target, tmpfs_target
 ) -> None:

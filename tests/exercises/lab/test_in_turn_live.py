@@ -11,7 +11,10 @@ from django.test import Client
 
 from tests.in_turn import FOUR_TARGETS, calibrate, finish, start_everywhere
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.alone("measures a start against the quiet figures"),
+]
 
 SAYS_IN_TURN = "starts when your run before it ends"
 

@@ -7,7 +7,10 @@ import pytest
 from exercises.catalogue import lessons
 from tests.lessons import claims, run_round, tally
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.alone("measures the lessons on a quiet cluster"),
+]
 
 
 def test_each_claim_of_the_dev_exercises_shows_in_a_single_run(
