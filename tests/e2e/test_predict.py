@@ -94,12 +94,20 @@ def test_a_trainee_predicts_1a_runs_it_and_sees_where_the_guess_missed(
     predicted = teacher.locator("#predicted-1a")
     expect(predicted).to_contain_text("How the class predicted 1a (3 predictions")
     expect(predicted).to_contain_text("Expected fastest: $TMPDIR 67 %, $HOME 33 %")
-    # Two of three expected the fastest-first order, and the class's runs bore it out.
+    # Two of three expected the fastest-first order; each pair says whether the class's
+    # runs (here the trainee's alone) bore it out: ✓ when the one measured faster is the
+    # one expected to win (runs beside other tests' jobs may swap a close pair).
     pairs = predicted.locator("ul.pairs li").all_inner_texts()
     assert len(pairs) == 6
     for pair in pairs:
-        faster = re.match(r"67 % expected (\S+) to beat \S+: ✓ the class measured (\S+) ", pair)
-        assert faster and faster[1] == faster[2], pair
+        said = re.match(
+            r"67 % expected (\S+) to beat (\S+): ([✓✗]) the class measured (\S+) ", pair
+        )
+        assert said, pair
+        expected, other, verdict, measured_faster = said.groups()
+        assert GUESS.index(expected) > GUESS.index(other), pair  # the fastest-first order
+        assert measured_faster == max((expected, other), key=medians.get), (pair, medians)
+        assert (verdict == "✓") == (measured_faster == expected), pair
     predicted.scroll_into_view_if_needed()
     teacher.screenshot(path=ARTIFACTS / "projector-predictions.png", full_page=True)
 

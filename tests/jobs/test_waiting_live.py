@@ -23,7 +23,9 @@ CAP = 2
 
 def slurm_jobs_of(username: str) -> int:
     """The user's jobs Slurm holds, pending or running (its own view, not ours)."""
-    listed = on_controller("squeue", "--noheader", "--user", username, "--format=%i")
+    listed = on_controller(
+        "squeue", "--noheader", "--user", username, "--states=PENDING,RUNNING", "--format=%i"
+    )
     assert listed.returncode == 0, listed.stderr
     return len(listed.stdout.split())
 
