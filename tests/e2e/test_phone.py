@@ -66,6 +66,14 @@ def test_every_main_page_reads_whole_on_a_phone(
     expect(trainee_page.locator("#advice ol.ranking > li").first).to_be_visible()
     cut += reads_whole_on_a_phone(trainee_page, "advisor-answer")
 
+    # A newcomer without a course or a run: the prediction form, a line per target of
+    # the site's six.
+    newcomer = browser.new_context(viewport=PHONE).new_page()
+    log_in(newcomer, live_server.url, make_user())
+    newcomer.goto(f"{live_server.url}/lab/1a/")
+    expect(newcomer.locator("#predict select")).to_have_count(2 * dev_profile.targets.count())
+    cut += reads_whole_on_a_phone(newcomer, "lab-predict")
+
     teacher = browser.new_context(viewport=PHONE).new_page()
     log_in(teacher, live_server.url, instructor)
     for name, path in (
