@@ -9,7 +9,7 @@ loop `pytest -m "not live and not e2e"` needs only PostgreSQL, so the other test
 keep the cache (rate limits, the site's rows) in memory instead of in Redis.
 
 `alone` tests measure the cluster, hold all of it or stop a part everyone shares
-(`pytest.mark.alone("why")` in the test's module): `make test` runs the others in
+(`pytest.mark.alone("why")` on the test or its module): `make test` runs the others in
 parallel (pytest-xdist, `-n`), each worker with a test database and a Redis
 database of its own, and then these one after another (docker/dev/test.sh).
 """
@@ -181,7 +181,9 @@ def _redis_of_its_own(settings, worker: int) -> None:
     from portal.celery import app
 
     def shifted(url: str) -> str:
-        return re.sub(r"/(\d+)$", lambda m: f"/{int(m[1]) + 1 + worker}", url)
+        base = re.search(r"/(\d+)$", url)
+        number = (int(base[1]) if base else 0) + 1 + worker
+        return f"{url.removesuffix(base[0]) if base else url.rstrip('/')}/{number}"
 
     settings.REDIS_URL = shifted(settings.REDIS_URL)
     settings.CELERY_BROKER_URL = settings.REDIS_URL
