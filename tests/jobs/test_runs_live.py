@@ -107,8 +107,12 @@ def test_a_queued_run_cancelled_before_submission_never_reaches_slurm(
 
 @pytest.mark.alone("stops slurmrestd")
 def test_runs_survive_a_slurmrestd_outage_without_loss_or_duplicates(
-    live_portal, trainee_account, disk_target, tmpfs_target
+    live_portal, trainee_account, disk_target, tmpfs_target, slurm_client, settings
 ) -> None:
+    # As the fault suite's portal (tests/faults/conftest.py): a failed submission's lease
+    # holds the run back 6 s, not the production 30, for a client that gives up after 2.
+    settings.SLURMRESTD_TIMEOUT, settings.SUBMIT_LEASE_SECONDS = 2, 6
+    get_client.cache_clear()  # made again with that timeout (slurm_client forgets it after)
     before = start_run(trainee_account, disk_target, small_workload(), time_limit_minutes=2)
     wait_for_status(before, RunStatus.SUBMITTED, RunStatus.PENDING, RunStatus.RUNNING)
 

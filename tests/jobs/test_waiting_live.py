@@ -50,7 +50,10 @@ def test_a_click_beyond_the_course_cap_runs_everything_in_order_within_it(
     )
     runs = list(BenchmarkRun.objects.filter(user=trainee_account.user).order_by("created_at", "pk"))
     assert [r.target.key for r in runs] == ["scratch", "tmp"] * 3
-    assert [r.status for r in runs] == ["queued"] * 2 + ["waiting"] * 4
+    # The first two went (the worker may have handed one to Slurm already), four wait.
+    statuses = [r.status for r in runs]
+    assert all(s in ACTIVE_STATUSES for s in statuses[:2]), statuses
+    assert statuses[2:] == ["waiting"] * 4, statuses
 
     # Follow them as beat would, looking at both sides at every step.
     most_going, most_in_slurm, samples = 0, 0, 0
