@@ -38,13 +38,26 @@ def weather(*options: str) -> dict:
     return json.loads(out.getvalue())
 
 
-def test_a_round_reads_every_target_both_kinds_within_its_cost(
-    sync_loop, dev_profile, make_cluster_username, make_user, client, settings
-) -> None:
-    canary = make_user(make_cluster_username(), staff=True)
-    settings.WEATHER_ACCOUNT = canary.username
-    settings.WEATHER_MINUTES = 15  # what a round's cost is a share of (make test sets 0)
+@pytest.fixture
+def canary(make_cluster_username, make_user, settings):
+    """The staff login (with a cluster account of its own) the canaries run as, and a
+    round's cost counted as a share of 15 minutes (make test turns the schedule off)."""
+    user = make_user(make_cluster_username(), staff=True)
+    settings.WEATHER_ACCOUNT = user.username
+    settings.WEATHER_MINUTES = 15
+    return user
 
+
+def globals_weather(client, make_user) -> str:
+    """$GLOBAL's weather on My storage, as a trainee reads it."""
+    client.force_login(make_user())
+    page = client.get("/storage/").content.decode()
+    return page[page.index('id="weather-global"') : page.index('id="weather-scratch"')]
+
+
+def test_a_round_reads_every_target_both_kinds_within_its_cost(
+    sync_loop, dev_profile, canary, make_user, client
+) -> None:
     round_ = weather("--once", "--timeout", "300")
 
     assert set(round_["targets"]) == set(dev_profile.targets.values_list("key", flat=True))
@@ -58,22 +71,16 @@ def test_a_round_reads_every_target_both_kinds_within_its_cost(
     assert set(round_["cost"]["share"]) == set(round_["targets"]), round_["cost"]
     assert all(share > 0 for share in round_["cost"]["share"].values()), round_["cost"]
     print("weather cost:", json.dumps(round_["cost"]))  # for the record (pytest -s)
-    client.force_login(make_user())
-    page = client.get("/storage/").content.decode()
-    section = page[page.index('id="weather-global"') : page.index('id="weather-scratch"')]
-    assert "no usual figure yet (not calibrated)" in section
+    assert "no usual figure yet (not calibrated)" in globals_weather(client, make_user)
     readings = 2 * dev_profile.targets.count()
     assert weather()["kept"] == Reading.objects.filter(figure__isnull=False).count() == readings
 
 
 @pytest.mark.alone("measures $GLOBAL quiet, then beside a writer of its own")
 def test_global_reads_its_usual_when_quiet_and_slow_beside_a_writer(
-    sync_loop, dev_profile, make_cluster_username, make_user, slurm_client, client, settings
+    sync_loop, dev_profile, canary, make_cluster_username, make_user, slurm_client, client, settings
 ) -> None:
-    canary = make_user(make_cluster_username(), staff=True)
-    settings.WEATHER_ACCOUNT = canary.username
     settings.WEATHER_METADATA_EXERCISE = ""  # the streaming canary alone
-    settings.WEATHER_MINUTES = 15
     call_command(
         "calibrate", "--user", canary.username, "--repeat", "1", "--exercises", "1a",
         "--targets", "global", "--wait", "--timeout", "120", stdout=io.StringIO(),
@@ -106,9 +113,7 @@ def test_global_reads_its_usual_when_quiet_and_slow_beside_a_writer(
     print("quiet $GLOBAL:", reading, "busy $GLOBAL:", busy["targets"]["global"])
     streaming = busy["targets"]["global"]["streaming"]
     assert streaming["ratio"] < 0.5, busy
-    client.force_login(make_user())
-    page = client.get("/storage/").content.decode()
-    section = page[page.index('id="weather-global"') : page.index('id="weather-scratch"')]
+    section = globals_weather(client, make_user)
     assert "Slow now: streaming write: " in section and "weather level-slow" in section
     assert Reading.objects.filter(figure__isnull=False).count() == 2  # quiet, then busy
     stored = weather()
