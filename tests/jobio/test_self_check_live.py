@@ -61,12 +61,18 @@ def test_every_dev_exercise_is_recognised_as_itself(
     done = follow(*runs, timeout=240)
     in_memory = {t.key for t in dev_profile.targets.filter(in_memory=True)}
 
-    table, syncs = [], {}
+    table, syncs, shapes = [], {}, {}
     for exercise, run in zip(exercises, done, strict=True):
         key = exercise.key
         assert run.status == "completed", f"{key}: {run.status_reason or run.parse_error}"
         io = read_profile_of(run)
         syncs[key] = io.syncs
+        # What a wrong name would be judged on, for its failure message.
+        shapes[key] = (
+            f"{io.exe.split()[0] if io.exe else '?'}: {io.nprocs} ranks, {io.files} files "
+            f"({io.shared_files} shared), {io.writes} writes of {io.typical_request_bytes} B, "
+            f"{io.bytes_written} B written, {io.syncs} syncs, partial={io.partial}"
+        )
         job = advice_for(io, dev_profile, ran=key)
         first = job.advice.ranking[0].target_key
         table.append((key, job.resembles.key if job.resembles else None, first, job.model.key))
@@ -79,8 +85,8 @@ def test_every_dev_exercise_is_recognised_as_itself(
     for key, resembles, first, model in table:
         # Named by what it ran: its I/O is as close to its own exercise as to any other
         # (a log alone is named as Check my job names it, and advised on its figures).
-        assert resembles == key, (key, resembles)
-        assert model == BY_LOG_ALONE.get(key, key), (key, model)
+        assert resembles == key, (key, resembles, shapes[key])
+        assert model == BY_LOG_ALONE.get(key, key), (key, model, shapes[key])
         # Advised as the lesson says: the first target is none the exercise shows slower
         # than another that keeps the job's data (memory is no place for a job's output,
         # whatever its speed: the advisor ranks it below for a job that writes). 4a's
