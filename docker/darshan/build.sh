@@ -17,7 +17,8 @@ SOURCE=${DARSHAN_SOURCE:-$here/../vendor/darshan-45bcba8.tar.gz}
 PREFIX=${DARSHAN_PREFIX:-/opt/storagelab/darshan}
 [ -e "$SOURCE" ] || die "no Darshan source at $SOURCE (DARSHAN_SOURCE: its tarball)"
 
-apt_install gcc libc6-dev make autoconf automake libtool pkg-config zlib1g-dev
+# bzip2: the build unpacks a bundled uthash .tar.bz2 (a minimal Debian has no bzip2).
+apt_install gcc libc6-dev make autoconf automake libtool pkg-config zlib1g-dev bzip2
 
 source_hash=$(sha256sum "$SOURCE" | cut -d' ' -f1)
 if [ "$(cat "$PREFIX/.source.sha256" 2>/dev/null)" = "$source_hash" ] &&
@@ -32,15 +33,18 @@ tar xzf "$SOURCE" -C "$work"
 src=$(find "$work" -mindepth 1 -maxdepth 1 -type d | head -1)
 log=$work/build.log
 (
-  cd "$src"
-  ./prepare.sh
-  mkdir build && cd build
-  # --without-mpi: plain programs (fio, dd) are recorded; the job id comes from no
-  # variable (NONE: the process id), the log directory from DARSHAN_LOGPATH.
-  ../configure --prefix="$PREFIX" --without-mpi --enable-apmpi-mod=no \
-    --with-log-path-by-env=DARSHAN_LOGPATH --with-jobid-env=NONE CC=gcc
-  make -j"$(nproc)"
-  make install
+  # Each step only after the one before it worked: in a subshell whose status is
+  # tested (`|| ...` below), bash ignores set -e, and a failed configure went on to a
+  # make install that failed with a misleading last line.
+  cd "$src" &&
+    ./prepare.sh &&
+    mkdir build && cd build &&
+    # --without-mpi: plain programs (fio, dd) are recorded; the job id comes from no
+    # variable (NONE: the process id), the log directory from DARSHAN_LOGPATH.
+    ../configure --prefix="$PREFIX" --without-mpi --enable-apmpi-mod=no \
+      --with-log-path-by-env=DARSHAN_LOGPATH --with-jobid-env=NONE CC=gcc &&
+    make -j"$(nproc)" &&
+    make install
 ) >"$log" 2>&1 || {
   tail -30 "$log" >&2
   die "building darshan failed (the end of its log is above)"
