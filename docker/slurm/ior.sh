@@ -64,12 +64,13 @@ if [ -d "$SOURCE" ]; then
 else
   tar -xzf "$SOURCE" -C "$work/src" --strip-components=1
 fi
+# && between the steps: bash ignores set -e in a subshell whose status is tested.
 (
-  cd "$work/src"
-  ./bootstrap
-  ./configure --prefix="$PREFIX" CC=mpicc
-  make -j"$(nproc)"
-  make install DESTDIR="$work/stage"
+  cd "$work/src" &&
+    ./bootstrap &&
+    ./configure --prefix="$PREFIX" CC=mpicc &&
+    make -j"$(nproc)" &&
+    make install DESTDIR="$work/stage"
 ) >"$LOG_DIR/ior-build.log" 2>&1 || die "building IOR failed (log: $LOG_DIR/ior-build.log)"
 echo "$source_hash" >"$work/stage$PREFIX/.source.sha256"
 # The new build replaces the old one whole; jobs running the old binaries keep them.
