@@ -9,8 +9,8 @@
 # start; users' directories come with their accounts). It is the dev site's cluster:
 # `make demo` and `make test` run the portal on it (docker/dev/up.sh). Built without a
 # registry: the base image by debootstrap (docker/base-image.sh), the cluster's image
-# from docker/cluster/Dockerfile, rebuilt when its files change. One munge key and one
-# JWT key (in $STATE_DIR/cluster) shared by every container; the nodes mount the dev
+# from docker/cluster/Dockerfile, rebuilt when its files change (docker/cluster/image.sh).
+# One munge key and one JWT key (in $STATE_DIR/cluster) shared by every container; the nodes mount the dev
 # site's disk targets and its darshan-runtime. Started afresh each time
 # (the containers are removed and run again; the images and keys stay); stop.sh stops
 # it. Accounts: docker/cluster/account.sh. About 5 s once the image exists.
@@ -21,12 +21,11 @@ DOCKER=${DOCKER:-/usr/bin/docker}
 # Which Slurm: Debian's packages of a suite. 26.05 (testing, forky: the newest release,
 # what sites move to) or 24.11 (Debian 13, trixie: what a site on Debian's stable runs).
 RELEASE=${CLUSTER_SLURM:-26.05}
+# (docker/cluster/image.sh builds each from its suite.)
 case "$RELEASE" in
-24.11) SUITE=trixie ;;
-26.05) SUITE=forky ;;
+24.11 | 26.05) ;;
 *) die "CLUSTER_SLURM must be 24.11 or 26.05, not $RELEASE" ;;
 esac
-BASE=${CLUSTER_BASE_IMAGE:-storagelab/debian:$SUITE}
 IMAGE=${CLUSTER_IMAGE:-storagelab/cluster:$RELEASE}
 NETWORK=storagelab-cluster
 REST_PORT=${CLUSTER_REST_PORT:-6821}
@@ -39,14 +38,10 @@ VOLUME=lab
 "$DOCKER" info >/dev/null 2>&1 || die "Docker does not answer: docker/dev/docker.sh installs and starts it"
 
 # --- the images ----------------------------------------------------------------
-"$DOCKER" image inspect "$BASE" >/dev/null 2>&1 || DEBIAN_SUITE=$SUITE "$here/../base-image.sh" "$BASE"
-stamp=$(cat "$here/Dockerfile" "$here/entrypoint.sh" "$here/../vendor/ior-5fcf0ba.tar.gz" | sha256sum | cut -c1-16)
-built=$("$DOCKER" image inspect -f '{{index .Config.Labels "storagelab.stamp"}}' "$IMAGE" 2>/dev/null || true)
-if [ "$built" != "$stamp" ]; then
-  say "building $IMAGE (Slurm $RELEASE from Debian $SUITE)"
-  "$DOCKER" build -q --build-arg BASE_IMAGE="$BASE" --label storagelab.stamp="$stamp" \
-    -t "$IMAGE" -f "$here/Dockerfile" "$here/.." >/dev/null
-fi
+# Built when missing or changed (or being built: up.sh starts that early, in the
+# background); the image's stamp says which files it was built from.
+"$here/image.sh"
+stamp=$("$DOCKER" image inspect -f '{{index .Config.Labels "storagelab.stamp"}}' "$IMAGE")
 
 # --- keys and configuration -----------------------------------------------------
 # The containers' own munge and slurm users own the keys (no user namespace: the

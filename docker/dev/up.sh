@@ -13,6 +13,12 @@ set -euo pipefail
 started() { { printf '%s\n' "$1" >&3; } 2>/dev/null || true; }
 
 # --- packages, the portal's users and the venv -----------------------------------
+# Docker first, then the cluster's images building in the background (on a fresh
+# machine about three minutes, mostly downloads) while the other packages, the venv,
+# PostgreSQL, Redis and darshan-runtime are set up: docker/cluster/start.sh, below,
+# waits for that build. (Neither debootstrap nor a build takes this machine's apt lock.)
+"$STORAGELAB_ROOT/docker/dev/docker.sh" 3>&-
+"$STORAGELAB_ROOT/docker/cluster/image.sh" >>"$LOG_DIR/cluster-image.log" 2>&1 3>&- &
 apt_install postgresql redis-server python3-venv chromium fonts-dejavu-core ca-certificates libjs-chart.js
 # The web server and the workers run as the portal's own user, never root (lib.sh:
 # as_portal); each Darshan log is read as a user who owns nothing at all.
