@@ -23,7 +23,10 @@ IMAGE=${CLUSTER_IMAGE:-storagelab/cluster:$RELEASE}
 [ "$(id -u)" = 0 ] || die "run as root: it runs Docker"
 mkdir -p "$RUN_DIR"
 exec 9>"$RUN_DIR/cluster-image.lock"
-flock 9
+if ! flock -n 9; then
+  say "waiting for the cluster's image, which is being built (log: $LOG_DIR/cluster-image.log)"
+  flock 9
+fi
 
 "$DOCKER" image inspect "$BASE" >/dev/null 2>&1 || DEBIAN_SUITE=$SUITE "$here/../base-image.sh" "$BASE"
 stamp=$(cat "$here/Dockerfile" "$here/entrypoint.sh" "$here/../vendor/ior-5fcf0ba.tar.gz" | sha256sum | cut -c1-16)
