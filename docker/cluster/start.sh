@@ -20,12 +20,9 @@ here=$(cd "$(dirname "$0")" && pwd)
 DOCKER=${DOCKER:-/usr/bin/docker}
 # Which Slurm: Debian's packages of a suite. 26.05 (testing, forky: the newest release,
 # what sites move to) or 24.11 (Debian 13, trixie: what a site on Debian's stable runs).
+# docker/cluster/image.sh, the first thing run below, builds each from its suite and
+# refuses any other release.
 RELEASE=${CLUSTER_SLURM:-26.05}
-# (docker/cluster/image.sh builds each from its suite.)
-case "$RELEASE" in
-24.11 | 26.05) ;;
-*) die "CLUSTER_SLURM must be 24.11 or 26.05, not $RELEASE" ;;
-esac
 IMAGE=${CLUSTER_IMAGE:-storagelab/cluster:$RELEASE}
 NETWORK=storagelab-cluster
 REST_PORT=${CLUSTER_REST_PORT:-6821}
