@@ -181,9 +181,9 @@ def _redis_of_its_own(settings, worker: int) -> None:
     from portal.celery import app
 
     def shifted(url: str) -> str:
-        base = re.search(r"/(\d+)$", url)
-        number = (int(base[1]) if base else 0) + 1 + worker
-        return f"{url.removesuffix(base[0]) if base else url.rstrip('/')}/{number}"
+        # redis://host:port[/N][/]: database N (0 if none) + 1 + the worker's number.
+        address, number = re.fullmatch(r"(.*?)(?:/(\d+))?/?", url).groups()
+        return f"{address}/{int(number or 0) + 1 + worker}"
 
     settings.REDIS_URL = shifted(settings.REDIS_URL)
     settings.CELERY_BROKER_URL = settings.REDIS_URL

@@ -2,10 +2,8 @@
 database with a private Redis, a trainee driving it over HTTP, and the final check
 every scenario ends with (each run final, as Slurm says, one job per run).
 
-The portal under test gives up on slurmrestd after SLURMRESTD_TIMEOUT = 2 s and
-holds a submission for SUBMIT_LEASE_SECONDS = 6 s (more than the timeout, so that a
-request still in flight is never taken over), so that outages cost the suite
-seconds, not the production half-minute."""
+The portal under test runs with FAULT_TIMEOUTS (services.py): it gives up on
+slurmrestd after 2 s and holds a submission for 6 s."""
 
 from collections.abc import Callable, Iterator
 
@@ -17,14 +15,19 @@ from django.contrib.auth.models import User
 
 from jobs.models import ACTIVE_STATUSES, BenchmarkRun, RunStatus
 from jobs.slurm import get_client
-from tests.faults.services import DelayingProxy, Portal, PrivateRedis, wait_until
+from tests.faults.services import (
+    FAULT_TIMEOUTS,
+    DelayingProxy,
+    Portal,
+    PrivateRedis,
+    wait_until,
+)
 
 PASSWORD = "faults-Trainee-pw-1"
 EXERCISE = "1a"
 TARGETS = ("scratch", "tmp")
 PORTAL_ENV = {
-    "SLURMRESTD_TIMEOUT": "2",
-    "SUBMIT_LEASE_SECONDS": "6",
+    **{name: str(value) for name, value in FAULT_TIMEOUTS.items()},
     "LOG_LEVEL": "WARNING",
 }
 

@@ -28,6 +28,10 @@ ROOT = Path(__file__).resolve().parents[2]
 VENV = Path(os.sys.executable).parent
 RUN_DIR = Path(os.getenv("STORAGELAB_RUN_DIR", "/run/storagelab"))
 PG_BIN = Path("/usr/lib/postgresql/15/bin")
+# The portal under fault gives up on slurmrestd after 2 s and holds a submission for
+# 6 s (more than the timeout, so that a request still in flight is never taken over):
+# outages cost a test seconds, not the production half-minute.
+FAULT_TIMEOUTS = {"SLURMRESTD_TIMEOUT": 2, "SUBMIT_LEASE_SECONDS": 6}
 
 
 def free_port() -> int:

@@ -13,6 +13,7 @@ from jobs.submission import cancel, start_run, submit
 from jobs.sync import sync
 from tests.cluster import cpu_hog, on_controller, wait_for_status
 from tests.cluster24 import answers
+from tests.faults.services import FAULT_TIMEOUTS
 from tests.runs import follow, make_run, small_workload
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -109,9 +110,10 @@ def test_a_queued_run_cancelled_before_submission_never_reaches_slurm(
 def test_runs_survive_a_slurmrestd_outage_without_loss_or_duplicates(
     live_portal, trainee_account, disk_target, tmpfs_target, slurm_client, settings
 ) -> None:
-    # As the fault suite's portal (tests/faults/conftest.py): a failed submission's lease
-    # holds the run back 6 s, not the production 30, for a client that gives up after 2.
-    settings.SLURMRESTD_TIMEOUT, settings.SUBMIT_LEASE_SECONDS = 2, 6
+    # As the fault suite's portal: a failed submission's lease holds the run back 6 s,
+    # not the production 30, for a client that gives up after 2.
+    for name, value in FAULT_TIMEOUTS.items():
+        setattr(settings, name, value)
     get_client.cache_clear()  # made again with that timeout (slurm_client forgets it after)
     before = start_run(trainee_account, disk_target, small_workload(), time_limit_minutes=2)
     wait_for_status(before, RunStatus.SUBMITTED, RunStatus.PENDING, RunStatus.RUNNING)
