@@ -47,8 +47,20 @@ def test_a_run_on_the_jobs_own_tmpdir_works_there_and_leaves_nothing(
 
 
 def node_of(job_id: int) -> str:
-    shown = on_node("slurm-ctl", "scontrol", "show", "job", str(job_id))
-    return re.search(r"\bBatchHost=(\S+)", shown)[1]
+    return re.search(r"\bBatchHost=(\S+)", job_as_slurm_ends_it(job_id))[1]
+
+
+def job_as_slurm_ends_it(job_id: int, seconds: float = 60) -> str:
+    """`scontrol show job` once the job no longer completes. The portal has the result
+    before then; while a node still runs its epilog (removing the job's $TMPDIR), Slurm
+    names only the nodes not yet done in NodeList and counts only them in NumNodes, so
+    a busy node makes a two-node job look like a one-node one."""
+    deadline = time.monotonic() + seconds
+    while " JobState=COMPLETING " in (
+        shown := on_node("slurm-ctl", "scontrol", "show", "job", str(job_id))
+    ) and (time.monotonic() < deadline):
+        time.sleep(1)
+    return shown
 
 
 def test_a_variable_the_node_does_not_set_runs_nothing_and_says_why(
@@ -80,8 +92,10 @@ def test_mdtest_ranks_on_both_nodes_share_the_network_filesystem(
     assert run.status == RunStatus.COMPLETED, run.status_reason or run.raw_output[-2000:]
     assert run.result.processes == 16
     assert run.result.create_ops_s > 0 and run.result.remove_ops_s > 0
-    shown = on_node("slurm-ctl", "scontrol", "show", "job", str(run.slurm_job_id))
-    assert " NodeList=slurm-n[1-2]" in shown
+    shown = job_as_slurm_ends_it(run.slurm_job_id)
+    assert " NodeList=slurm-n[1-2]" in shown, re.findall(
+        r"(?:JobState|NodeList|NumNodes)=\S+", shown
+    )
     # Nothing is left on the volume, whichever node looks: once the other node's
     # client no longer holds the names in its cache (GlusterFS keeps them about a
     # second; longer when the cluster is busy).
@@ -130,8 +144,8 @@ def test_eight_ranks_on_a_jobs_own_tmpdir_share_one_node(
     # ranks share the tree rank 0 makes there. The job asked Slurm for one.
     assert run.status == RunStatus.COMPLETED, run.status_reason or run.raw_output[-3000:]
     assert run.result.processes == 8 and run.result.create_ops_s > 0
-    shown = on_node("slurm-ctl", "scontrol", "show", "job", str(run.slurm_job_id))
-    assert " NumNodes=1 " in shown
+    shown = job_as_slurm_ends_it(run.slurm_job_id)
+    assert " NumNodes=1 " in shown, re.findall(r"(?:JobState|NodeList|NumNodes)=\S+", shown)
     # Darshan's logs of all eight came (the launcher's are left out).
     assert profile_of(run).profile["nprocs"] == 8
     for node in NODES:
