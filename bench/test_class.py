@@ -5,7 +5,10 @@ own process, on loopback. Each trainee logs in as it arrives; when the class sta
 it opens the lab page, ticks the four dev targets (2-5 s), starts 4 runs of 1a and,
 from 2 s later on, polls the runs panel every 2 s until its runs are final. The
 instructor polls the course overview every 3 s. The portal runs as in production:
-gunicorn, a Celery worker and beat in processes of their own, on the test database.
+gunicorn, a Celery worker and beat in processes of their own, on the test database,
+and the jobs run on the dev cluster (docker/cluster/: Slurm 26.05, two nodes), whose
+nodes post their results to the portal over the cluster's network. slurmrestd is
+reached through a link that counts its requests by kind.
 
 Four phases, by when a request started: "arrival" (trainees logging in, one every
 ARRIVAL_S / 200 s), "ramp" (trainees opening the lab page and starting their runs,
@@ -23,9 +26,11 @@ import csv
 import json
 import os
 import platform
+import re
 import signal
 import statistics
 import subprocess
+import threading
 import time
 from collections import Counter, defaultdict
 from collections.abc import Callable
@@ -46,6 +51,7 @@ from exercises.courses.models import Course, Enrollment
 from jobs.models import UNFINISHED_STATUSES, BenchmarkRun, RunStatus
 from jobs.slurm import get_client
 from portal import settings as site_settings
+from tests.cluster24 import CuttableLink, bridge_address
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -66,6 +72,8 @@ PASSWORD = "bench-Class-pw-1"
 PAGE_TYPES = ("login form", "login", "lab page", "start", "runs panel", "overview page", "overview")
 POLL_BYTES_TARGET = 20_000  # an overview poll at p95, bytes of its body
 PHASES = ("arrival", "ramp", "held", "drain")
+# A request's first line: its method and path, the version and query left out.
+REQUEST = re.compile(rb"(?m)^(GET|POST|DELETE) /slurm/v[0-9.]+/([a-z/]+?)(?:/[0-9]+)?[ ?]")
 
 
 @dataclass
@@ -133,21 +141,65 @@ class Slurm:
     requests: Callable[[], Counter]
 
 
-@pytest.fixture
-def portal_processes(settings, tmp_path):
-    """gunicorn, a Celery worker and beat on the test database, as `make demo` runs them."""
-    portal = start_portal(settings, tmp_path, 1, "127.0.0.1", {})
-    yield portal
+class CountingLink(CuttableLink):
+    """A TCP link to slurmrestd that counts the requests passing through it by method
+    and path ("GET jobs", "POST job/submit"), as slurmrestd's own log would."""
+
+    def __init__(self, to_port: int):
+        self.counts: Counter = Counter()
+        self.lock = threading.Lock()
+        super().__init__("127.0.0.1", to_port)
+
+    def sent(self, data: bytes) -> None:
+        found = Counter(f"{m.decode()} {p.decode()}" for m, p in REQUEST.findall(data))
+        with self.lock:
+            self.counts.update(found)
+
+    def requests(self) -> Counter:
+        with self.lock:
+            return Counter(self.counts)
+
+
+def start_on_the_cluster(settings, tmp_path, replicas: int, env: dict) -> tuple[Portal, Slurm]:
+    """start_portal with the dev cluster behind it: the web servers listen on the
+    cluster's network too (the nodes post there), and slurmrestd is reached through a
+    CountingLink. Stop it with `stop_on_the_cluster`."""
+    link = CountingLink(int(settings.SLURMRESTD_URL.rsplit(":", 1)[1]))
+    settings.SLURMRESTD_URL = link.url
+    portal = start_portal(
+        settings, tmp_path, replicas, bridge_address(), {"SLURMRESTD_URL": link.url, **env}
+    )
+    return portal, Slurm(partition=set_partition, requests=link.requests)
+
+
+def stop_on_the_cluster(portal: Portal) -> None:
     portal.stop()
+    # A bench stopped at its deadline leaves its class's jobs queued, which would run
+    # on and post to no one: the bench has the cluster to itself, all go.
+    subprocess.run(
+        ["docker", "exec", "slurm-ctl", "scancel", "--partition", settings.SLURM_PARTITION],
+        check=False, timeout=60,
+    )  # fmt: skip
+
+
+@pytest.fixture
+def portal_processes(settings, tmp_path, cluster24):
+    """gunicorn, a Celery worker and beat on the test database, as `make demo` runs
+    them, and the dev cluster they submit to."""
+    portal, slurm = start_on_the_cluster(settings, tmp_path, 1, {})
+    yield portal, slurm
+    stop_on_the_cluster(portal)
 
 
 def test_a_class_of_200(
     portal_processes, dev_profile, make_user, make_cluster_username, tmp_path
 ) -> None:
-    slurm = Slurm(partition=set_partition, requests=count_slurm_requests)
-    targets = list(dev_profile.targets.all())
+    portal, slurm = portal_processes
+    # The four targets of the course's lab (the dev site has $BINFS and $WORK besides).
+    targets = list(dev_profile.targets.filter(key__in=["home", "global", "scratch", "tmp"]))
+    assert len(targets) == RUNS_EACH
     run_class(
-        "class", portal_processes, slurm, dev_profile, targets, [TRAINEES], make_user,
+        "class", portal, slurm, dev_profile, targets, [TRAINEES], make_user,
         make_cluster_username, tmp_path,
     )  # fmt: skip
 
@@ -440,10 +492,12 @@ def summary(ms: list[float], errors: int) -> dict[str, float]:
 
 
 def set_partition(state: str) -> None:
+    """The dev cluster's partition DOWN (jobs wait) or UP, by its controller's scontrol."""
     subprocess.run(
-        ["scontrol", "update", f"PartitionName={settings.SLURM_PARTITION}", f"State={state}"],
-        check=True,
-    )
+        ["docker", "exec", "slurm-ctl", "scontrol", "update",
+         f"PartitionName={settings.SLURM_PARTITION}", f"State={state}"],
+        check=True, timeout=30,
+    )  # fmt: skip
 
 
 def warm_up(base: str, instructor: User, course: Course) -> None:
@@ -467,9 +521,3 @@ def host_speed(base: str) -> float:
     with httpx.Client(base_url=base, timeout=30) as http:
         http.get("/login/")
         return statistics.median(timed(http.get, "/login/") for _ in range(50)) * 1000
-
-
-def count_slurm_requests() -> Counter:
-    """slurmrestd's own count of requests, from its log (all processes)."""
-    log = Path(os.getenv("STORAGELAB_LOG_DIR", "/var/log/storagelab")) / "slurmrestd.log"
-    return Counter(all=sum(1 for line in log.open(errors="replace") if "operations_router" in line))

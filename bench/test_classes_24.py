@@ -24,21 +24,18 @@ of each target's time they took, and whether two ever ran at once on one target.
 
 import itertools
 import os
-import re
 import subprocess
-import threading
 import time
-from collections import Counter
 from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 from django.contrib.auth.models import User
 
-from bench.test_class import Portal, Slurm, run_class, start_portal
+from bench.test_class import run_class, start_on_the_cluster, stop_on_the_cluster
 from exercises.catalogue.models import StorageTarget
 from exercises.weather.models import Reading
-from tests.cluster24 import JWT_KEY, REST_URL, CuttableLink, bridge_address
+from tests.cluster24 import JWT_KEY
 
 pytestmark = [pytest.mark.live, pytest.mark.django_db(transaction=True)]
 
@@ -49,35 +46,6 @@ REPLICAS = 2
 CLASS_GAP_S = int(os.getenv("BENCH_CLASS_GAP_S", "60"))
 WEATHER_MINUTES = os.getenv("BENCH_WEATHER_MINUTES", "5")
 ROOT = Path(__file__).resolve().parent.parent
-# A request's first line: its method and path, the version and query left out.
-REQUEST = re.compile(rb"(?m)^(GET|POST|DELETE) /slurm/v[0-9.]+/([a-z/]+?)(?:/[0-9]+)?[ ?]")
-
-
-class CountingLink(CuttableLink):
-    """A TCP link to slurmrestd that counts the requests passing through it by method
-    and path ("GET jobs", "POST job/submit"), as slurmrestd's own log would."""
-
-    def __init__(self, to_port: int):
-        self.counts: Counter = Counter()
-        self.lock = threading.Lock()
-        super().__init__("127.0.0.1", to_port)
-
-    def sent(self, data: bytes) -> None:
-        found = Counter(f"{m.decode()} {p.decode()}" for m, p in REQUEST.findall(data))
-        with self.lock:
-            self.counts.update(found)
-
-    def requests(self) -> Counter:
-        with self.lock:
-            return Counter(self.counts)
-
-
-def set_partition_24(state: str) -> None:
-    subprocess.run(
-        ["docker", "exec", "slurm-ctl", "scontrol", "update", "PartitionName=debug",
-         f"State={state}"],
-        check=True, timeout=30,
-    )  # fmt: skip
 
 
 @pytest.fixture
@@ -103,10 +71,7 @@ def weather_login(make_user, cluster24_username) -> User:
 
 @pytest.fixture
 def replicas(settings, tmp_path, cluster24, slurm_24, cluster_targets, weather_login):
-    link = CountingLink(int(REST_URL.rsplit(":", 1)[1]))
-    settings.SLURMRESTD_URL = link.url
     env = {
-        "SLURMRESTD_URL": link.url,
         "SLURM_JWT_KEY_FILE": str(JWT_KEY),
         "SLURM_SERVICE_USER": "slurmrestd",
         "SLURM_PARTITION": "debug",
@@ -116,13 +81,9 @@ def replicas(settings, tmp_path, cluster24, slurm_24, cluster_targets, weather_l
         # runs 8 ranks), so no binding to cores, as tests/jobs/test_runs_24_live.py.
         "MPI_LAUNCHER": "mpirun --bind-to none",
     }
-    portal = start_portal(settings, tmp_path, REPLICAS, bridge_address(), env)
-    yield portal, link
-    portal.stop()
-    # A bench stopped at its deadline leaves its class's jobs queued, which would run
-    # for an hour and post to no one: the bench has the cluster to itself, all go.
-    subprocess.run(["docker", "exec", "slurm-ctl", "scancel", "--partition", "debug"],
-                   check=False, timeout=60)  # fmt: skip
+    portal, slurm = start_on_the_cluster(settings, tmp_path, REPLICAS, env)
+    yield portal, slurm
+    stop_on_the_cluster(portal)
 
 
 def canaries(since: float) -> dict:
@@ -158,15 +119,14 @@ def canaries(since: float) -> dict:
 def test_five_classes_of_200_on_two_replicas_and_slurm_24(
     replicas, cluster_targets, dev_profile, make_user, make_cluster_username, tmp_path
 ) -> None:
-    portal, link = replicas
-    portal: Portal
+    portal, slurm = replicas
 
     def on_the_cluster(names: list[str]) -> None:
         subprocess.run([str(ROOT / "docker/cluster/account.sh"), *names], check=True, timeout=900)
 
     since = time.time()
     figures = run_class(
-        "classes24", portal, Slurm(partition=set_partition_24, requests=link.requests),
+        "classes24", portal, slurm,
         dev_profile, cluster_targets, [CLASS_SIZE] * CLASSES, make_user, make_cluster_username,
         tmp_path, accounts_ready=on_the_cluster, deadline_s=60 * 60, class_gap_s=CLASS_GAP_S,
         besides=lambda: {"canaries": canaries(since)},

@@ -6,10 +6,13 @@ set -euo pipefail
 # No canary of the weather's by itself: the tests measure a quiet cluster, and the
 # weather's own tests start the canaries they look at.
 export WEATHER_MINUTES=${WEATHER_MINUTES:-0}
+# Where the minutes go, said at the end (CI keeps the last lines of the output).
+began=$SECONDS
 # up.sh brings up Docker and Compose too (the dev cluster runs in containers, and the
 # image's test, tests/deploy/, needs them).
 "$STORAGELAB_ROOT/docker/dev/up.sh"
 
+set_up=$((SECONDS - began))
 cd "$STORAGELAB_ROOT"
 say "ruff check, ruff format --check, makemigrations --check"
 "$VENV/bin/ruff" check .
@@ -25,13 +28,19 @@ export REDIS_URL=${TEST_REDIS_URL:-redis://127.0.0.1:6379/1}
 # run TEST_WORKERS at a time, each worker with its own test database and Redis
 # database. Then, one after another, the tests marked `alone`, which measure the
 # cluster, hold all of it or stop a part everyone shares. Arguments go to both parts.
+linted=$SECONDS
 workers=${TEST_WORKERS:-3}
 say "the tests that may run together, $workers at a time"
 together=0
 "$VENV/bin/pytest" -n "$workers" --dist worksteal -m "not alone" "$@" || together=$?
+alone_began=$SECONDS
 say "the tests that run alone"
 alone=0
 "$VENV/bin/pytest" -m alone "$@" || alone=$?
+minutes() { printf '%d min %02d s' $(($1 / 60)) $(($1 % 60)); }
+say "make test took $(minutes $((SECONDS - began))): set-up $(minutes "$set_up"), linters \
+$(minutes $((linted - began - set_up))), the parallel part $(minutes $((alone_began - linted))), \
+the part alone $(minutes $((SECONDS - alone_began)))"
 # 5 is pytest's "no test selected": arguments may select tests of one part only.
 if [[ $together -eq 5 && $alone -eq 5 ]]; then exit 5; fi
 for status in $together $alone; do
