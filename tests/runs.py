@@ -70,8 +70,16 @@ def live_portal(live_server, portal_for_nodes, settings, celery_worker_thread) -
     return live_server.url
 
 
+# How often a test asks Slurm where its runs are: twice as often as a site's beat
+# (SYNC_INTERVAL_SECONDS, 2 s), no more. Each cycle is one `GET jobs`, which slurmrestd
+# answers with every job the controller still holds (five minutes of the suite's), and
+# three workers polling every 0.3-0.5 s made slurmrestd the busiest process of the
+# cluster (126 CPU seconds of a 12-minute `make test`, 1,941 `GET jobs`).
+POLL_SECONDS = 1.0
+
+
 @contextmanager
-def syncing(interval: float = 0.5) -> Iterator[None]:
+def syncing(interval: float = POLL_SECONDS) -> Iterator[None]:
     """What Celery beat does in production: a sync cycle every `interval` seconds."""
     stop = threading.Event()
 
@@ -184,7 +192,7 @@ def follow(*runs: BenchmarkRun, timeout: float = 180) -> list[BenchmarkRun]:
         if time.monotonic() > deadline:
             states = ", ".join(f"{r.pk}:{r.status}" for r in fresh)
             raise AssertionError(f"runs not settled after {timeout}s: {states}")
-        time.sleep(0.3)
+        time.sleep(POLL_SECONDS)
 
 
 def _settled(run: BenchmarkRun) -> bool:

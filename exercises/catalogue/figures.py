@@ -3,6 +3,7 @@ runs, the class (each trainee's median) and the site's reference. One shape for
 every page that compares (the lab, a target's page, a course's pages), and one chart
 builder. Which figures can be true and how they read: jobs/figures.py."""
 
+import math
 import statistics
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -88,7 +89,12 @@ def variation(values: list[float]) -> float | None:
     if len(values) < 2:
         return None
     mean = statistics.fmean(values)
-    return statistics.stdev(values) / mean if mean > 0 else None
+    if mean <= 0:
+        return None
+    # In floats: statistics.stdev works in exact fractions, 0.75 ms for a class of 200,
+    # on every poll of the overview; a figure shown to 0.1 % needs no more than this.
+    squares = math.fsum((value - mean) ** 2 for value in values)
+    return math.sqrt(squares / (len(values) - 1)) / mean
 
 
 Table = dict[tuple[int, int], Figures]  # (exercise id, target id) -> figures
