@@ -72,9 +72,10 @@ def live_portal(live_server, portal_for_nodes, settings, celery_worker_thread) -
 
 # How often a test asks Slurm where its runs are: twice as often as a site's beat
 # (SYNC_INTERVAL_SECONDS, 2 s), no more. Each cycle is one `GET jobs`, which slurmrestd
-# answers with every job the controller still holds (five minutes of the suite's), and
-# three workers polling every 0.3-0.5 s made slurmrestd the busiest process of the
-# cluster (126 CPU seconds of a 12-minute `make test`, 1,941 `GET jobs`).
+# answers with every job the controller still holds (five minutes of the suite's) as
+# soon as any job changed, as one nearly always has with three workers' tests going;
+# polling every 0.3-0.5 s made slurmrestd the busiest process of the cluster (126 CPU
+# seconds of a 12-minute `make test`, 1,941 `GET jobs`).
 POLL_SECONDS = 1.0
 
 
