@@ -12,7 +12,7 @@ from jobs.engines import Pattern, Workload
 from jobs.engines.base import KiB
 from jobs.models import RunStatus
 from jobs.submission import start_run
-from tests.cluster24 import NODES, on_node
+from tests.cluster24 import NODES, client24, on_node, wait_until
 from tests.runs import follow, profile_of, small_workload
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -41,26 +41,22 @@ def test_a_run_on_the_jobs_own_tmpdir_works_there_and_leaves_nothing(
     # run's directory only, named the directory the script resolved on the node.
     assert profile_of(run).profile["bytes_written"] >= 4 * 1024 * 1024
     # The job's directory went with the job, output file and all.
-    node = node_of(run.slurm_job_id)
+    node = node_of(cluster24_username, run.slurm_job_id)
     assert node in NODES
     assert f"job_{run.slurm_job_id}" not in on_node(node, "ls", "/tmp").split()
 
 
-def node_of(job_id: int) -> str:
-    return re.search(r"\bBatchHost=(\S+)", job_as_slurm_ends_it(job_id))[1]
+def node_of(username: str, job_id: int) -> str:
+    return re.search(r"\bBatchHost=(\S+)", job_as_slurm_ends_it(username, job_id))[1]
 
 
-def job_as_slurm_ends_it(job_id: int, seconds: float = 60) -> str:
+def job_as_slurm_ends_it(username: str, job_id: int) -> str:
     """`scontrol show job` once the job no longer completes. The portal has the result
     before then; while a node still runs its epilog (removing the job's $TMPDIR), Slurm
     names only the nodes not yet done in NodeList and counts only them in NumNodes, so
     a busy node makes a two-node job look like a one-node one."""
-    deadline = time.monotonic() + seconds
-    while " JobState=COMPLETING " in (
-        shown := on_node("slurm-ctl", "scontrol", "show", "job", str(job_id))
-    ) and (time.monotonic() < deadline):
-        time.sleep(1)
-    return shown
+    wait_until(client24(username), username, job_id, lambda job: job.state.finished)
+    return on_node("slurm-ctl", "scontrol", "show", "job", str(job_id))
 
 
 def test_a_variable_the_node_does_not_set_runs_nothing_and_says_why(
@@ -92,7 +88,7 @@ def test_mdtest_ranks_on_both_nodes_share_the_network_filesystem(
     assert run.status == RunStatus.COMPLETED, run.status_reason or run.raw_output[-2000:]
     assert run.result.processes == 16
     assert run.result.create_ops_s > 0 and run.result.remove_ops_s > 0
-    shown = job_as_slurm_ends_it(run.slurm_job_id)
+    shown = job_as_slurm_ends_it(cluster24_username, run.slurm_job_id)
     assert " NodeList=slurm-n[1-2]" in shown, re.findall(
         r"(?:JobState|NodeList|NumNodes)=\S+", shown
     )
@@ -144,7 +140,7 @@ def test_eight_ranks_on_a_jobs_own_tmpdir_share_one_node(
     # ranks share the tree rank 0 makes there. The job asked Slurm for one.
     assert run.status == RunStatus.COMPLETED, run.status_reason or run.raw_output[-3000:]
     assert run.result.processes == 8 and run.result.create_ops_s > 0
-    shown = job_as_slurm_ends_it(run.slurm_job_id)
+    shown = job_as_slurm_ends_it(cluster24_username, run.slurm_job_id)
     assert " NumNodes=1 " in shown, re.findall(r"(?:JobState|NodeList|NumNodes)=\S+", shown)
     # Darshan's logs of all eight came (the launcher's are left out).
     assert profile_of(run).profile["nprocs"] == 8
