@@ -1,8 +1,9 @@
 """A child process run within a time, heard up to a bound, and killed with all it
-started when its time is up: for the work on what users send (a Darshan log's reader)
-and on what may sit on a hung mount (finding a job's log, an Open OnDemand quota file,
-a quota tool, the directory walk), which may hang or talk without end. Every child the
-portal runs goes through `run_bounded`. No Django here."""
+started when its time is up: for the work on what may sit on a hung mount (finding a
+job's log, an Open OnDemand quota file, a quota tool, the directory walk), which may
+hang or talk without end. Every child the portal runs for one piece of work goes
+through `run_bounded`; the Darshan log reader's warm server, which lives as long as
+its worker, bounds each log's reader itself (jobio/sandbox.py). No Django here."""
 
 import logging
 import os

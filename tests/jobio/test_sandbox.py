@@ -7,19 +7,18 @@ import errno
 import json
 import os
 import pwd
-import subprocess
-import sys
+import signal
+import threading
 import time
 from pathlib import Path
 
 import pytest
 
 from exercises.advisor.io_profile import IOProfile
+from jobio import sandbox
 from jobio.darshan import LogUnreadable
 from jobio.sandbox import (
     ANSWER_MAX_BYTES,
-    PROJECT_DIR,
-    PROLOGUE,
     SandboxUnavailable,
     answer,
     parse_bytes,
@@ -42,6 +41,9 @@ attempts = {
     "program": lambda: subprocess.run(["/bin/sh", "-c", "id"]),
     "become_root": lambda: os.setuid(0),
     "log_on_stdin": lambda: open("/proc/self/fd/0", "rb").read().decode(),
+    # The warm reader it was forked from (its parent): its memory and its socket.
+    "reader_memory": lambda: open(f"/proc/{os.getppid()}/mem", "rb").read(1),
+    "reader_socket": lambda: os.readlink(f"/proc/{os.getppid()}/fd/0"),
 }
 for name, attempt in attempts.items():
     try:
@@ -67,7 +69,8 @@ def test_the_reader_cannot_read_the_jwt_key_nor_open_a_socket(settings) -> None:
     sandbox = pwd.getpwnam(settings.DARSHAN_SANDBOX_USER)
     assert tried["uid"] == sandbox.pw_uid != os.getuid()
     assert tried["groups"] == []
-    for name in ("jwt_key", "worker_environment", "tcp_socket", "unix_socket", "program"):
+    for name in ("jwt_key", "worker_environment", "tcp_socket", "unix_socket", "program",
+                 "reader_memory", "reader_socket"):  # fmt: skip
         assert tried[name][0] == "refused", (name, tried[name])
     assert tried["become_root"][0] == "refused"
     assert tried["log_on_stdin"] == ["done", "'a log'"]  # and nothing else
@@ -140,25 +143,42 @@ def test_figures_no_job_can_have_are_a_damaged_log(change) -> None:
 # --- what a reader cannot reach: other processes, new processes, the kernel's corners
 
 
-def processes_of(uid: int, marker: str) -> list[int]:
-    """The pids of `uid`'s processes whose command line holds `marker`."""
-    found = []
-    for status in Path("/proc").glob("[0-9]*/status"):
-        try:
-            owner = int(status.read_text().split("\nUid:\t")[1].split()[0])
-            command = (status.parent / "cmdline").read_bytes()
-        except (OSError, IndexError):
-            continue
-        if owner == uid and marker.encode() in command:
-            found.append(int(status.parent.name))
-    return found
+def children_of(pid: int) -> list[int]:
+    try:
+        text = Path(f"/proc/{pid}/task/{pid}/children").read_text()
+    except OSError:
+        return []
+    return [int(child) for child in text.split()]
+
+
+def warm_reader() -> tuple[int, int]:
+    """This process's warm reader: its storagelab-sandbox's pid and the server's."""
+    run_confined("confine(**LIMITS)\n", b"", **LIMITS)  # started if it was not
+    helper = sandbox._reader.process.pid
+    (server,) = children_of(helper)
+    return helper, server
+
+
+def reading_child(server: int) -> int:
+    """The child the warm reader forked for the read under way."""
+    deadline = time.monotonic() + 10
+    while not children_of(server) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    (child,) = children_of(server)
+    return child
+
+
+def gone(pid: int) -> bool:
+    deadline = time.monotonic() + 5
+    while Path(f"/proc/{pid}").exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return not Path(f"/proc/{pid}").exists()
 
 
 # A reader that tries to outlive its time: a new session, a child in it, then waits.
 ESCAPE = """
 import os, time
 confine(**LIMITS)
-# MARKER
 tried = {}
 for name, attempt in {"setsid": os.setsid, "fork": os.fork}.items():
     try:
@@ -170,16 +190,30 @@ time.sleep(60)
 """
 
 
-def test_a_reader_that_tries_to_leave_its_group_is_still_killed_with_its_time(settings) -> None:
-    sandbox = pwd.getpwnam(settings.DARSHAN_SANDBOX_USER).pw_uid
-    marker = f"escape-{time.monotonic_ns()}"
-    with pytest.raises(LogUnreadable, match="longer than 2 s"):
-        run_confined(ESCAPE.replace("MARKER", marker), b"", seconds=2,
-                     memory_bytes=LIMITS["memory_bytes"])  # fmt: skip
-    deadline = time.monotonic() + 5
-    while processes_of(sandbox, marker) and time.monotonic() < deadline:
-        time.sleep(0.1)
-    assert processes_of(sandbox, marker) == []
+def read_in_a_thread(program: str, seconds: float) -> tuple[threading.Thread, list]:
+    ended: list = []
+
+    def read() -> None:
+        try:
+            ended.append(run_confined(program, b"", seconds=seconds,
+                                      memory_bytes=LIMITS["memory_bytes"]))  # fmt: skip
+        except LogUnreadable as e:
+            ended.append(e)
+
+    thread = threading.Thread(target=read)
+    thread.start()
+    return thread, ended
+
+
+def test_a_reader_that_tries_to_leave_its_group_is_still_killed_with_its_time() -> None:
+    _, server = warm_reader()
+    thread, ended = read_in_a_thread(ESCAPE, seconds=2)
+    child = reading_child(server)
+    thread.join(timeout=15)
+
+    assert "longer than 2 s" in str(ended[0])
+    assert gone(child)
+    assert children_of(server) == []  # it started none that outlived it
 
 
 def test_a_reader_may_start_no_process_nor_session() -> None:
@@ -191,29 +225,36 @@ def test_a_reader_may_start_no_process_nor_session() -> None:
 
 def test_a_reader_dies_with_the_program_that_started_it(settings) -> None:
     """The worker kills storagelab-sandbox (its own user's process); the kernel then
-    kills the reader, which is the sandbox user's (PR_SET_PDEATHSIG)."""
-    sandbox = pwd.getpwnam(settings.DARSHAN_SANDBOX_USER).pw_uid
-    marker = f"orphan-{time.monotonic_ns()}"
-    program = PROLOGUE + ESCAPE.replace("MARKER", marker)
-    limits = {"uid": sandbox, "gid": pwd.getpwnam(settings.DARSHAN_SANDBOX_USER).pw_gid,
-              "memory_bytes": LIMITS["memory_bytes"], "cpu_seconds": 60}  # fmt: skip
-    helper = subprocess.Popen(
-        [settings.DARSHAN_SANDBOX_HELPER, sys.executable, "-I", "-c", program,
-         json.dumps(limits), "[]"],
-        cwd=PROJECT_DIR, stdout=subprocess.PIPE, env={"PATH": "/usr/bin:/bin"},
-    )  # fmt: skip
-    try:
-        assert json.loads(helper.stdout.readline())["fork"] == errno.EACCES
-        assert processes_of(sandbox, marker), "the reader runs as the sandbox user"
-        helper.kill()
-        helper.wait()
-        deadline = time.monotonic() + 5
-        while processes_of(sandbox, marker) and time.monotonic() < deadline:
-            time.sleep(0.1)
-        assert processes_of(sandbox, marker) == []
-    finally:
-        helper.kill()
-        helper.stdout.close()
+    kills the warm reader and the child reading a log, which are the sandbox user's
+    (PR_SET_PDEATHSIG, set by each)."""
+    sandbox_uid = pwd.getpwnam(settings.DARSHAN_SANDBOX_USER).pw_uid
+    helper, server = warm_reader()
+    thread, ended = read_in_a_thread(ESCAPE, seconds=60)
+    child = reading_child(server)
+    assert Path(f"/proc/{child}").stat().st_uid == sandbox_uid
+
+    os.kill(helper, signal.SIGKILL)
+    thread.join(timeout=15)
+
+    assert gone(server) and gone(child)
+    assert "stopped before it answered" in str(ended[0])
+    # The next read starts a reader of its own.
+    assert parse_bytes(log("random-4k").read_bytes(), max_bytes=2**26, **LIMITS).writes == 16384
+
+
+# What one read leaves for the next: nothing (each is a fork of the warm reader, which
+# runs no request's program itself).
+MARK = """
+import jobio.darshan as reader
+confine(**LIMITS)
+print(json.dumps(getattr(reader, "MARKED", None)))
+reader.MARKED = "by the read before"
+"""
+
+
+def test_a_read_leaves_nothing_for_the_next() -> None:
+    answers = [run_confined(MARK, b"", **LIMITS)[1] for _ in range(2)]
+    assert [json.loads(a) for a in answers] == [None, None]
 
 
 # Calls a crafted log could make the C reader try, once confined, by number (x86_64).
