@@ -69,7 +69,7 @@ def test_darshan_changes_no_figure_beyond_its_run_to_run_spread(
     settings.RUN_DARSHAN_RUNTIME = runtime
     expected = PAIRS * len(EXERCISES) * len(TARGETS)
     for _ in range(60):  # the last run's logs follow its result
-        recorded = RunLog.objects.filter(profile__isnull=False).count()
+        recorded = RunLog.objects.filter(io__isnull=False).count()
         if recorded == expected:
             break
         time.sleep(0.5)
@@ -94,7 +94,7 @@ def test_darshan_changes_no_figure_beyond_its_run_to_run_spread(
         {
             "measured_at": datetime.now(UTC).isoformat(),
             "pairs": PAIRS,
-            "runs_recorded_with_a_profile": recorded,
+            "runs_recorded_with_their_io": recorded,
             "figures": report,
         },
     )
@@ -105,7 +105,7 @@ def test_darshan_changes_no_figure_beyond_its_run_to_run_spread(
             f"(lowest {r['lowest_ratio']:.3f}, highest {r['highest_ratio']:.3f}); "
             f"run-to-run spread without: CV {r['spread_without_cv']:.1%}"
         )
-    assert recorded == expected  # every run "with" has its profile
+    assert recorded == expected  # every run "with" has its I/O read
     for side, r in report.items():
         assert r["pairs"] == PAIRS, side
         if side.split("/")[1] in RECORDED:

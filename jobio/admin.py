@@ -48,7 +48,7 @@ class RunLogAdmin(admin.ModelAdmin):
 
     @admin.display(boolean=True)
     def read(self, row: RunLog) -> bool:
-        return row.profile is not None
+        return row.io is not None
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False

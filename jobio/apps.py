@@ -2,7 +2,7 @@ from django.apps import AppConfig
 
 
 class JobioConfig(AppConfig):
-    """Check my job: a job's Darshan log read into an I/O profile, and advice from it."""
+    """Check my job: a job's Darshan log read into its I/O (JobIO), and advice from it."""
 
     default_auto_field = "django.db.models.BigAutoField"
     name = "jobio"

@@ -1,10 +1,10 @@
-"""The profile as the check page draws it (static/js/jobio.js) and tabulates it."""
+"""A job's I/O as the check page draws it (static/js/jobio.js) and tabulates it."""
 
-from exercises.advisor.io_profile import SIZE_BINS, IOProfile
+from exercises.advisor.job_io import SIZE_BINS, JobIO
 from portal.units import MiB
 
 
-def access_counts(io: IOProfile) -> list[tuple[str, int]]:
+def access_counts(io: JobIO) -> list[tuple[str, int]]:
     """The judged requests split three ways (each file's first request follows none)."""
     consecutive = min(io.consecutive_requests, io.judged_requests)
     forward = max(min(io.sequential_requests, io.judged_requests) - consecutive, 0)
@@ -16,7 +16,7 @@ def access_counts(io: IOProfile) -> list[tuple[str, int]]:
     ]
 
 
-def size_rows(io: IOProfile) -> list[tuple[str, int, int]]:
+def size_rows(io: JobIO) -> list[tuple[str, int, int]]:
     """(size range, writes, reads) for the bins the job used."""
     rows = [
         (label, w, r)
@@ -25,7 +25,7 @@ def size_rows(io: IOProfile) -> list[tuple[str, int, int]]:
     return [row for row in rows if row[1] or row[2]]
 
 
-def chart_data(io: IOProfile) -> dict:
+def chart_data(io: JobIO) -> dict:
     access = access_counts(io)
     return {
         "sizes": {

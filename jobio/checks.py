@@ -153,7 +153,7 @@ def hold(user_id: int) -> None:
 
 
 def held(user_id: int, now: datetime) -> Held:
-    checks = JobCheck.objects.filter(user_id=user_id, profile__isnull=True).aggregate(
+    checks = JobCheck.objects.filter(user_id=user_id, io__isnull=True).aggregate(
         n=Count("pk"), bytes=Sum(Length("log"))
     )
     runs = runs_in_line(user_id, now).aggregate(
@@ -208,11 +208,11 @@ def end_lost() -> int:
     without end. Returns how many."""
     now = timezone.now()
     lost = JobCheck.objects.filter(
-        profile__isnull=True,
+        io__isnull=True,
         read_started_at__lt=now - timedelta(seconds=task_seconds()),
     )
     stuck = JobCheck.objects.filter(
-        profile__isnull=True,
+        io__isnull=True,
         read_started_at__isnull=True,
         created_at__lt=now - timedelta(seconds=QUEUE_WAIT_SECONDS),
     )

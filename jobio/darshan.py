@@ -1,6 +1,6 @@
-"""A job's Darshan log read into an IOProfile (exercises/advisor/io_profile.py).
+"""A job's Darshan log read into an JobIO (exercises/advisor/job_io.py).
 
-read_profile() (a job's log) and read_run_logs() (a lab run's, one per process)
+read_job_io() (a job's log) and read_run_logs() (a lab run's, one per process)
 are the only places that open a log with PyDarshan; call them through jobio.sandbox,
 never in the web server's process: libdarshan-util is C and a crafted
 log could make it loop or allocate without end.
@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from exercises.advisor.io_profile import SIZE_BINS, IOProfile
+from exercises.advisor.job_io import SIZE_BINS, JobIO
 
 # Names Darshan gives to the standard streams: not files the job chose.
 STREAMS = {"<STDIN>", "<STDOUT>", "<STDERR>"}
@@ -20,17 +20,17 @@ class LogUnreadable(Exception):
     """Not a Darshan log we can read; the message says why, in one line, and what to do."""
 
 
-def read_profile(path: Path) -> IOProfile:
-    """The profile of the log at `path`, or LogUnreadable. Opens the log with
+def read_job_io(path: Path) -> JobIO:
+    """The I/O the log at `path` records, or LogUnreadable. Opens the log with
     libdarshan-util through PyDarshan's backend, checking every call's answer
     (DarshanReport reads a log cut short as one without records). Run it in a
     sandbox (jobio.sandbox.parse)."""
     log = _read_log(path)
-    return _profile([log], nprocs=int(log.job["nprocs"]))
+    return _job_io([log], nprocs=int(log.job["nprocs"]))
 
 
-def read_run_logs(paths: list[Path]) -> IOProfile:
-    """The profile of one run recorded as several logs, one per process (a
+def read_run_logs(paths: list[Path]) -> JobIO:
+    """The I/O of one run recorded as several logs, one per process (a
     darshan-runtime built without MPI writes one for each process it is preloaded
     into: fio's parent and each job it forks, every rank of an MPI program). The
     processes are those that read or wrote; a file that several of them read or wrote
@@ -39,7 +39,7 @@ def read_run_logs(paths: list[Path]) -> IOProfile:
     if len(paths) > RUN_LOGS_MAX:
         raise LogUnreadable(
             f"The run left {len(paths)} Darshan logs, more than the {RUN_LOGS_MAX} its "
-            "processes can write, so its profile was not read."
+            "processes can write, so its I/O was not read."
         )
     working = [log for log in (_read_log(path, posix_needed=False) for path in paths) if log.did_io]
     if not working:
@@ -47,7 +47,7 @@ def read_run_logs(paths: list[Path]) -> IOProfile:
             "Darshan recorded no reads or writes in the run's directory: no process of "
             "the benchmark was watched."
         )
-    return _profile(working, nprocs=len(working))
+    return _job_io(working, nprocs=len(working))
 
 
 # A run's processes (8 at most in the exercises), one log each, and the parent that
@@ -57,7 +57,7 @@ RUN_LOGS_MAX = 16
 
 @dataclass
 class _Log:
-    """What one log holds that a profile is made of."""
+    """What one log holds that a JobIO is made of."""
 
     job: dict
     exe: str
@@ -162,7 +162,7 @@ SUMMED = (
 )
 
 
-def _profile(logs: list[_Log], nprocs: int) -> IOProfile:
+def _job_io(logs: list[_Log], nprocs: int) -> JobIO:
     sums: dict[str, float] = {}
     files: set[int] = set()
     shared: set[int] = set()
@@ -199,7 +199,7 @@ def _profile(logs: list[_Log], nprocs: int) -> IOProfile:
 
     top4 = sorted(common.items(), key=lambda sc: (-sc[1], sc[0]))[:4]
     first_log = logs[0]
-    return IOProfile(
+    return JobIO(
         job_id=int(first_log.job["jobid"]),
         uid=int(first_log.job["uid"]),
         nprocs=nprocs,

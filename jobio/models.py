@@ -12,7 +12,7 @@ class CheckSource(models.TextChoices):
 
 class JobCheck(models.Model):
     """A user's job, checked from its Darshan log. An upload's bytes wait here for the
-    task that reads them (jobio/tasks.py), which keeps only the profile and drops the
+    task that reads them (jobio/tasks.py), which keeps only the job's I/O (JobIO) and drops the
     bytes; a log in the site's directory is looked for by that task. A log that cannot
     be read leaves no check behind (jobio/checks.py: fail)."""
 
@@ -33,7 +33,7 @@ class JobCheck(models.Model):
     # When the task began reading (a check begun long ago and still unread lost its
     # reader: jobio/checks.py, end_lost).
     read_started_at = models.DateTimeField(null=True, blank=True)
-    profile = models.JSONField(null=True, blank=True)
+    io = models.JSONField(null=True, blank=True)
 
     class Meta:
         ordering = ["-created_at"]
@@ -43,22 +43,20 @@ class JobCheck(models.Model):
 
     @property
     def reading(self) -> bool:
-        return self.profile is None
+        return self.io is None
 
 
 class RunLogQuerySet(models.QuerySet):
     def unread(self) -> "RunLogQuerySet":
         """Logs that came and have not been read (nor found unreadable) yet."""
-        return self.filter(
-            profile__isnull=True, problem="", missing="", logs_dropped_at__isnull=True
-        )
+        return self.filter(io__isnull=True, problem="", missing="", logs_dropped_at__isnull=True)
 
 
 class RunLog(models.Model):
     """A lab run's own Darshan logs, one per process, as its job sent them (jobio/runs.py),
-    and the profile read from them. Kept with the run (bounded: RUN_DARSHAN_MAX_BYTES)
+    and the I/O read from them. Kept with the run (bounded: RUN_DARSHAN_MAX_BYTES)
     and removed with it; the logs themselves only as long as retention keeps them
-    (jobs/retention.py), the profile for good."""
+    (jobs/retention.py), the I/O for good."""
 
     run = models.OneToOneField(
         "jobs.BenchmarkRun", on_delete=models.CASCADE, primary_key=True, related_name="darshan"
@@ -75,10 +73,10 @@ class RunLog(models.Model):
     # of their owner's DARSHAN_CHECKS_GOING places there (jobio/runs.py: send_next).
     sent_at = models.DateTimeField(null=True, blank=True)
     read_started_at = models.DateTimeField(null=True, blank=True)
-    profile = models.JSONField(null=True, blank=True)
+    io = models.JSONField(null=True, blank=True)
     # Why the logs that came could not be read.
     problem = models.CharField(max_length=500, blank=True)
-    # When retention dropped the logs (the profile stays).
+    # When retention dropped the logs (the I/O stays).
     logs_dropped_at = models.DateTimeField(null=True, blank=True)
 
     objects = RunLogQuerySet.as_manager()
@@ -90,7 +88,7 @@ class RunLog(models.Model):
             models.Index(
                 fields=["received_at"],
                 name="runlog_unread",
-                condition=models.Q(profile__isnull=True, problem="", missing=""),
+                condition=models.Q(io__isnull=True, problem="", missing=""),
             ),
             # The logs still kept, by when they came: what retention looks through.
             models.Index(

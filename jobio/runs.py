@@ -1,9 +1,9 @@
-"""A lab run's own I/O profile. Where the site names a darshan-runtime
+"""A lab run's own I/O (JobIO). Where the site names a darshan-runtime
 (RUN_DARSHAN_RUNTIME), the job script preloads it into the benchmark, and after the
 result sends the logs Darshan wrote, one per process, one after the other with their
 sizes in a header, or says why there are none. They are kept with the run, read in the
 sandbox on the darshan queue (jobio/tasks.py: read_run_logs), and the run page shows
-the profile with Check my job's charts, or one line saying why there is none.
+its I/O with Check my job's charts, or one line saying why there is none.
 
 The logs are the job owner's bytes, and reach the reader as an upload does, under the
 same per-user limits (jobio/checks.py): taken only from a run whose job recorded them,
@@ -23,7 +23,7 @@ from django.db import transaction
 from django.db.models import F, Q
 from django.utils import dateformat, timezone
 
-from exercises.advisor.io_profile import IOProfile
+from exercises.advisor.job_io import JobIO
 from jobio import checks
 from jobio.models import RunLog
 from jobio.sandbox import LogUnreadable, parse_run_logs
@@ -48,7 +48,7 @@ MISSING = {
 IN_MEMORY = (
     "Runs on a target in memory are not recorded: Darshan's bookkeeping of each call would "
     "slow a million 4 KiB writes a second by about a quarter, and the figure would no "
-    "longer be the target's. Run the exercise on another target to see its I/O profile: "
+    "longer be the target's. Run the exercise on another target to see its I/O summary: "
     "the requests are the same."
 )
 # At most as many logs as the job script sends (a process each, and their parent).
@@ -66,13 +66,13 @@ OVER_BYTES = (
     "The run's Darshan logs were not kept: with them, your Darshan logs waiting to be read "
     "(your lab runs' and your checks') would have been more than {mib:,.0f} MiB, as much as "
     "one person may have waiting. Its figure is not affected: run the exercise again once "
-    "the others are read to see its I/O profile.",
+    "the others are read to see its I/O summary.",
 )
 OVER_HOUR = (
     "its owner's runs sent Darshan logs {limit} times this hour, as many as are taken",
     "The run's Darshan logs were not kept: the portal had already taken the logs of {limit} "
     "of your runs in that hour, as many as it reads for one person in an hour. Its figure is "
-    "not affected: run the exercise again in the next hour to see its I/O profile.",
+    "not affected: run the exercise again in the next hour to see its I/O summary.",
 )
 # A job sends its logs right after its result; beyond this, none is coming.
 LOGS_GRACE_SECONDS = 120
@@ -189,7 +189,7 @@ def max_mib() -> float:
 
 
 def read(run_id: int) -> None:
-    """Reads the run's logs into its profile, or keeps why they cannot be read.
+    """Reads the run's logs into its I/O, or keeps why they cannot be read.
     Idempotent: logs already begun, read or given up on are left as they are."""
     begun = (
         RunLog.objects.unread()
@@ -202,7 +202,7 @@ def read(run_id: int) -> None:
     if row is None:
         return
     try:
-        profile = parse_run_logs(
+        io = parse_run_logs(
             bytes(row.logs),
             list(row.sizes),
             seconds=settings.DARSHAN_PARSE_SECONDS,
@@ -212,26 +212,26 @@ def read(run_id: int) -> None:
         RunLog.objects.filter(pk=run_id).update(problem=str(e)[:500])
         return
     processes = row.run.workload_params.processes
-    if profile.nprocs < processes:
+    if io.nprocs < processes:
         # Ranks on another node leave their logs there: a part is never shown as the whole.
         RunLog.objects.filter(pk=run_id).update(
-            problem=f"Logs came from {profile.nprocs} of the run's {processes} processes, so "
-            "its profile is not shown: a part would pass for the whole. (A process on "
+            problem=f"Logs came from {io.nprocs} of the run's {processes} processes, so "
+            "its I/O summary is not shown: a part would pass for the whole. (A process on "
             "another node than the job's first writes its log there.)"
         )
         return
-    RunLog.objects.filter(pk=run_id).update(profile=profile.to_json())
+    RunLog.objects.filter(pk=run_id).update(io=io.to_json())
 
 
 # --- what the run page says -----------------------------------------------------
 
 
 @dataclass(frozen=True)
-class RunProfile:
-    """The run's profile, or why the page has none (`reason`); `following` while it
+class RunIO:
+    """The run's I/O, or why the page has none (`reason`); `following` while it
     may still come (the page polls)."""
 
-    profile: IOProfile | None = None
+    io: JobIO | None = None
     reason: str = ""
     following: bool = False
     visible: bool = True  # a run of a site that records none has no card for it
@@ -243,54 +243,54 @@ def recorded(run: BenchmarkRun) -> bool:
     return "LD_PRELOAD=" in (run.job_script or "")
 
 
-def of_run(run: BenchmarkRun, read_seconds: int) -> RunProfile:
-    """What the run page shows of the run's I/O profile. `read_seconds`: the longest a
+def of_run(run: BenchmarkRun, read_seconds: int) -> RunIO:
+    """What the run page shows of the run's I/O. `read_seconds`: the longest a
     read may take (a read begun longer ago lost its reader)."""
     row = RunLog.objects.filter(run=run).defer("logs").first()  # polled: not its bytes
     now = timezone.now()
     if row is not None:
-        if row.profile is not None:
-            return RunProfile(IOProfile.from_json(row.profile))
+        if row.io is not None:
+            return RunIO(JobIO.from_json(row.io))
         if row.missing:
-            return RunProfile(reason=row.missing)
+            return RunIO(reason=row.missing)
         if row.problem:
-            return RunProfile(reason=f"The run's Darshan logs could not be read. {row.problem}")
+            return RunIO(reason=f"The run's Darshan logs could not be read. {row.problem}")
         if row.logs_dropped_at:
             when = dateformat.format(timezone.localtime(row.logs_dropped_at), "j F Y")
-            return RunProfile(
+            return RunIO(
                 reason=f"The run's Darshan logs were never read, and were dropped on {when}."
             )
         started = row.read_started_at
         if started and now - started > timedelta(seconds=read_seconds):
-            return RunProfile(reason="Reading the run's Darshan logs did not finish.")
+            return RunIO(reason="Reading the run's Darshan logs did not finish.")
         since = row.sent_at or row.received_at
         if not started and now - since > timedelta(seconds=LOGS_QUEUE_WAIT_SECONDS):
-            return RunProfile(
+            return RunIO(
                 reason="The run's Darshan logs were never read: the portal's task queue did "
                 "not take them. Ask the administrators to look at the darshan worker."
             )
         if not row.sent_at:
-            return RunProfile(
+            return RunIO(
                 reason="The run's Darshan logs wait for your others to be read: the portal "
                 f"reads {settings.DARSHAN_CHECKS_GOING} of one person's at a time…",
                 following=True,
             )
-        return RunProfile(reason="Reading the run's Darshan logs…", following=True)
+        return RunIO(reason="Reading the run's Darshan logs…", following=True)
     if not recorded(run):
         if run.in_memory and settings.RUN_DARSHAN_RUNTIME:
-            return RunProfile(reason=IN_MEMORY)
-        return RunProfile(reason="This run was not recorded with Darshan.", visible=False)
+            return RunIO(reason=IN_MEMORY)
+        return RunIO(reason="This run was not recorded with Darshan.", visible=False)
     if run.is_unfinished:
-        return RunProfile(reason="The profile comes once the run has ended.", following=True)
+        return RunIO(reason="The I/O summary comes once the run has ended.", following=True)
     if run.status != RunStatus.COMPLETED:
-        return RunProfile(
-            reason=f"The run ended {run.get_status_display().lower()}: no Darshan profile was "
+        return RunIO(
+            reason=f"The run ended {run.get_status_display().lower()}: no Darshan I/O summary was "
             "sent (its figure, if any, is above)."
         )
     since = run.result_received_at or run.ended_at or run.updated_at
     if now - since < timedelta(seconds=LOGS_GRACE_SECONDS):
-        return RunProfile(reason="The profile follows the result in a few seconds…", following=True)
-    return RunProfile(
+        return RunIO(reason="The I/O summary follows the result in a few seconds…", following=True)
+    return RunIO(
         reason="No Darshan log arrived from the job after its result (it may have been "
         "stopped before sending them, or could not reach the portal)."
     )
@@ -304,7 +304,7 @@ def _logs_held(now: datetime):
     given_up = now - timedelta(seconds=LOGS_GIVEN_UP_SECONDS)
     return (
         RunLog.objects.filter(logs_dropped_at__isnull=True, missing="")
-        .filter(Q(profile__isnull=False) | ~Q(problem="") | Q(received_at__lt=given_up))
+        .filter(Q(io__isnull=False) | ~Q(problem="") | Q(received_at__lt=given_up))
         .annotate(user_id=F("run__user_id"), at=F("received_at"), size=OctetLength("logs"))
     )
 

@@ -16,8 +16,8 @@ from one thread), that:
   three standard ones (and, for a lab run's logs, one memory file per log);
 - gives up the network, programs, other processes and all but a little memory, CPU
   time and files (jobio/confine.py) before it opens the log;
-- answers one line of JSON on stdout: the profile, or why the log cannot be read. The
-  answer is read up to a bound and checked like any input (IOProfile.from_json).
+- answers one line of JSON on stdout: the I/O it read, or why the log cannot be read. The
+  answer is read up to a bound and checked like any input (JobIO.from_json).
 The warm reader kills it after DARSHAN_PARSE_SECONDS; should the reader not say so a
 few seconds later, the worker kills both. Where the sandbox cannot be made (no sandbox
 user, no storagelab-sandbox, one built for another user), no log is read and the check
@@ -38,7 +38,7 @@ from pathlib import Path
 
 from django.conf import settings
 
-from exercises.advisor.io_profile import IOProfile
+from exercises.advisor.job_io import JobIO
 from jobio.darshan import CUT_SHORT, LogUnreadable
 from jobio.warm import READY
 from portal import accounts
@@ -47,7 +47,7 @@ from portal.units import MiB
 
 # storagelab-sandbox's status when it could not start the reader (its words on stderr).
 HELPER_REFUSED = 126
-# The most the child may say: a profile is a few KiB.
+# The most the child may say: a JobIO is a few KiB.
 ANSWER_MAX_BYTES = 1 * MiB
 PROJECT_DIR = Path(__file__).resolve().parent.parent
 # The warm reader (jobio/warm.py), started as the sandbox user: its imports take a
@@ -73,8 +73,8 @@ class SandboxUnavailable(LogUnreadable):
     """The sandbox cannot be made here: a matter for the administrators."""
 
 
-def parse(path: Path, *, seconds: float, memory_bytes: int, max_bytes: int) -> IOProfile:
-    """The profile of the log at `path` (a file the caller may read, e.g. the command's
+def parse(path: Path, *, seconds: float, memory_bytes: int, max_bytes: int) -> JobIO:
+    """The I/O of the log at `path` (a file the caller may read, e.g. the command's
     argument), or LogUnreadable with a one-line reason."""
     size = path.stat().st_size
     if size > max_bytes:
@@ -84,8 +84,8 @@ def parse(path: Path, *, seconds: float, memory_bytes: int, max_bytes: int) -> I
     return parse_bytes(data, seconds=seconds, memory_bytes=memory_bytes, max_bytes=max_bytes)
 
 
-def parse_bytes(data: bytes, *, seconds: float, memory_bytes: int, max_bytes: int) -> IOProfile:
-    """The profile of the log `data`, or LogUnreadable with a one-line reason."""
+def parse_bytes(data: bytes, *, seconds: float, memory_bytes: int, max_bytes: int) -> JobIO:
+    """The I/O of the log `data`, or LogUnreadable with a one-line reason."""
     if len(data) > max_bytes:
         raise LogUnreadable(too_big(len(data), max_bytes))
     if not data:
@@ -94,10 +94,8 @@ def parse_bytes(data: bytes, *, seconds: float, memory_bytes: int, max_bytes: in
     return answer(code, stdout, stderr, memory_bytes)
 
 
-def parse_run_logs(
-    data: bytes, sizes: list[int], *, seconds: float, memory_bytes: int
-) -> IOProfile:
-    """The profile of a lab run's logs: `data` holds them one after the other, `sizes`
+def parse_run_logs(data: bytes, sizes: list[int], *, seconds: float, memory_bytes: int) -> JobIO:
+    """The I/O of a lab run's logs: `data` holds them one after the other, `sizes`
     (checked when they arrived: jobio/runs.py) says where each ends. Each is handed to
     the child in a memory file of its own; the child is told their descriptors."""
     if not sizes or sum(sizes) != len(data):
@@ -119,12 +117,12 @@ def parse_run_logs(
     return answer(code, stdout, stderr, memory_bytes)
 
 
-def parse_with_site_limits(path: Path) -> IOProfile:
+def parse_with_site_limits(path: Path) -> JobIO:
     """`parse` within the limits the site set (DARSHAN_*)."""
     return parse(path, **site_limits())
 
 
-def parse_bytes_with_site_limits(data: bytes) -> IOProfile:
+def parse_bytes_with_site_limits(data: bytes) -> JobIO:
     return parse_bytes(data, **site_limits())
 
 
@@ -356,7 +354,7 @@ def too_big(size: int, max_bytes: int) -> str:
     )
 
 
-def answer(returncode: int, stdout: bytes, stderr: bytes, memory_bytes: int) -> IOProfile:
+def answer(returncode: int, stdout: bytes, stderr: bytes, memory_bytes: int) -> JobIO:
     try:
         reply = json.loads(stdout.decode().strip().splitlines()[-1])
     except (ValueError, IndexError, RecursionError):
@@ -371,9 +369,9 @@ def answer(returncode: int, stdout: bytes, stderr: bytes, memory_bytes: int) -> 
                 f"The log reader could not start within its {memory_bytes / MiB:,.0f} MiB of "
                 "memory (DARSHAN_PARSE_MEMORY_MB): ask the administrators to raise it."
             )
-        if "profile" in reply:
+        if "io" in reply:
             try:
-                return IOProfile.from_json(reply["profile"])
+                return JobIO.from_json(reply["io"])
             except (TypeError, ValueError, KeyError) as e:
                 raise LogUnreadable(f"{DAMAGED} ({str(e)[:120]})") from None
     if (isinstance(reply, dict) and "memory" in reply) or b"MemoryError" in stderr:
@@ -398,12 +396,12 @@ from jobio.confine import ConfineError, confine
 LIMITS = json.loads(sys.argv[1])
 """
 
-# The reader: the profile of the log on stdin, as one line of JSON.
+# The reader: the I/O of the log on stdin, as one line of JSON.
 CHILD = """
 from pathlib import Path
-READ = lambda: read_profile(Path("/proc/self/fd/0"))
+READ = lambda: read_job_io(Path("/proc/self/fd/0"))
 try:
-    from jobio.darshan import LogUnreadable, read_profile, read_run_logs
+    from jobio.darshan import LogUnreadable, read_job_io, read_run_logs
     import darshan.backend.cffi_backend
 # Out of memory in the import machinery itself, Python raises a bare SystemError.
 except (ImportError, MemoryError, OSError, SystemError) as e:
@@ -415,7 +413,7 @@ except (ConfineError, OSError) as e:
     print(json.dumps({"sandbox": str(e)}))
     sys.exit(0)
 try:
-    reply = {"profile": READ().to_json()}
+    reply = {"io": READ().to_json()}
 except LogUnreadable as e:
     reply = {"error": str(e)}
 except MemoryError:
@@ -425,7 +423,7 @@ print(json.dumps(reply))
 
 # A lab run's logs: each in a memory file whose number the parent passes.
 RUN_LOGS_CHILD = CHILD.replace(
-    'READ = lambda: read_profile(Path("/proc/self/fd/0"))',
+    'READ = lambda: read_job_io(Path("/proc/self/fd/0"))',
     'READ = lambda: read_run_logs([Path(f"/proc/self/fd/{fd}") for fd in json.loads(sys.argv[2])])',
 )
 

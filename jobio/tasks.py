@@ -44,10 +44,10 @@ def read_once_committed(check: JobCheck) -> None:
     soft_time_limit=checks.task_seconds() - checks.TIME_MARGIN_SECONDS // 2,
 )
 def read_check(check_id: str) -> None:
-    """Reads the check's log into its profile, or fails the check (nothing stays).
+    """Reads the check's log into its I/O, or fails the check (nothing stays).
     Idempotent: a check already begun, read or gone is left as it is."""
     begun = JobCheck.objects.filter(
-        pk=check_id, profile__isnull=True, read_started_at__isnull=True
+        pk=check_id, io__isnull=True, read_started_at__isnull=True
     ).update(read_started_at=timezone.now())
     check = JobCheck.objects.filter(pk=check_id).first() if begun else None
     if check is None:
@@ -62,22 +62,22 @@ def read_check(check_id: str) -> None:
 def _read(check: JobCheck) -> None:
     try:
         data = _log_of(check)
-        profile = parse_bytes_with_site_limits(data)
+        io = parse_bytes_with_site_limits(data)
     except (LookupRefused, LogUnreadable) as e:
         checks.fail(check, str(e))
         return
     except SoftTimeLimitExceeded:
         checks.fail(check, "Reading this log took too long, so it was stopped. Is it damaged?")
         return
-    if check.expected_uid is not None and profile.uid != check.expected_uid:
+    if check.expected_uid is not None and io.uid != check.expected_uid:
         # Which account wrote it is not said: it is someone else's.
         checks.fail(
             check,
-            f"The log of job {check.job_id or profile.job_id} was not written by your cluster "
+            f"The log of job {check.job_id or io.job_id} was not written by your cluster "
             "account: you may check your own jobs only.",
         )
         return
-    JobCheck.objects.filter(pk=check.pk).update(profile=profile.to_json(), log=None)
+    JobCheck.objects.filter(pk=check.pk).update(io=io.to_json(), log=None)
 
 
 def _log_of(check: JobCheck) -> bytes:

@@ -9,5 +9,5 @@ urlpatterns = [
     path("job", views.check_job, name="job"),
     path("<uuid:pk>/", views.check_detail, name="detail"),
     path("runs/<uuid:key>/logs", views.run_logs, name="run-logs"),
-    path("runs/<uuid:key>/profile", views.run_profile, name="run-profile"),
+    path("runs/<uuid:key>/io", views.run_io, name="run-io"),
 ]

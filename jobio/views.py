@@ -9,7 +9,7 @@ from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_POST
 
 from exercises.advisor.facts import advice_for
-from exercises.advisor.io_profile import IOProfile
+from exercises.advisor.job_io import JobIO
 from exercises.catalogue.profiles import active_profile
 from exercises.weather.pages import slow_now
 from jobio import checks, runs
@@ -85,7 +85,7 @@ def check_job(request: HttpRequest) -> HttpResponse:
 
 @login_required
 def check_detail(request: HttpRequest, pk: str) -> HttpResponse:
-    """A check as it is read (polled every second), then its profile and advice."""
+    """A check as it is read (polled every second), then its I/O and advice."""
     found = checks.visible_check(request.user, pk)
     ctx = {"check": found, "failure": None, "reading": False}
     if isinstance(found, checks.Failure):
@@ -101,7 +101,7 @@ def check_detail(request: HttpRequest, pk: str) -> HttpResponse:
 
 
 def _result(check: JobCheck) -> dict:
-    io = IOProfile.from_json(check.profile)
+    io = JobIO.from_json(check.io)
     profile = active_profile()
     job = advice_for(io, profile)
     link = None
@@ -121,7 +121,7 @@ def _result(check: JobCheck) -> dict:
     }
 
 
-# --- a lab run's own profile ----------------------------------------------------
+# --- a lab run's own I/O --------------------------------------------------------
 
 
 @csrf_exempt  # posted by the job script, authenticated by the run's secret
@@ -148,16 +148,16 @@ def run_logs(request: HttpRequest, key: str) -> HttpResponse:
 
 
 @login_required
-def run_profile(request: HttpRequest, key: str) -> HttpResponse:
-    """The run page's I/O profile (a fragment it loads, polled while it may come): the
+def run_io(request: HttpRequest, key: str) -> HttpResponse:
+    """The run page's I/O summary (a fragment it loads, polled while it may come): the
     run's owner sees it, and staff."""
     visible = runs_visible_to(request.user).defer("raw_output")
     visible = visible.select_related("target", "exercise")
     run = get_object_or_404(visible, key=key)
     shown = runs.of_run(run, checks.task_seconds())
     ctx = {"run": run, "shown": shown}
-    if shown.profile is not None:
-        io = shown.profile
+    if shown.io is not None:
+        io = shown.io
         job = advice_for(io, active_profile(), ran=run.exercise.key if run.exercise else None)
         ctx |= {
             "io": io,
@@ -167,5 +167,5 @@ def run_profile(request: HttpRequest, key: str) -> HttpResponse:
             "chart": chart_data(io),
             "size_rows": size_rows(io),
         }
-    response = render(request, "jobs/run_detail.html#run-profile", ctx)
+    response = render(request, "jobs/run_detail.html#run-io", ctx)
     return poll_answer(response, still_polling=shown.following)

@@ -1,5 +1,5 @@
 """Who may see a run: its owner, and staff (who look after every trainee's runs).
-The run page (jobs/views.py) and its I/O profile (jobio/views.py) both ask here."""
+The run page (jobs/views.py) and its I/O summary (jobio/views.py) both ask here."""
 
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.db.models import QuerySet

@@ -3,7 +3,7 @@ RESULT_MAX_BYTES) is kept RAW_OUTPUT_RETENTION_DAYS after it came, and of each u
 at most RAW_OUTPUT_USER_MAX_MB, their oldest dropped first; an app that keeps more
 such bytes with a run registers them here (`register`, from its ready(): jobio's
 Darshan logs), and the cap counts them together. What was read from them stays: the
-figures (RunResult), a parse error, a profile. Only what has been read is dropped: an
+figures (RunResult), a parse error, a run's I/O. Only what has been read is dropped: an
 output waiting for its reader is never emptied under it.
 
 Each drop is one UPDATE of at most BATCH runs, in a transaction of its own, so a site

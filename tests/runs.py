@@ -245,12 +245,12 @@ def slurm_client() -> Iterator[SlurmClient]:
     get_client.cache_clear()
 
 
-def profile_of(run: BenchmarkRun, timeout: float = 60) -> RunLog:
+def run_log_of(run: BenchmarkRun, timeout: float = 60) -> RunLog:
     """The run's Darshan logs once read (the job sends them right after its result)."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         row = RunLog.objects.filter(run=run).first()
-        if row and (row.profile or row.problem or row.missing):
+        if row and (row.io or row.problem or row.missing):
             return row
         time.sleep(0.3)
     raise AssertionError(f"no Darshan logs read for run {run.pk} after {timeout}s")

@@ -2,7 +2,7 @@ from django.apps import AppConfig
 
 
 class AdvisorConfig(AppConfig):
-    """Which target suits a workload: from a questionnaire or a job's I/O profile."""
+    """Which target suits a workload: from a questionnaire or a job's I/O (a Darshan log)."""
 
     name = "exercises.advisor"
     label = "advisor"

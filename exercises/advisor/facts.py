@@ -6,8 +6,8 @@ references; exercises/catalogue/site_figures.py)."""
 from collections.abc import Mapping
 
 from exercises.advisor import TargetFacts
-from exercises.advisor.io_profile import IOProfile
 from exercises.advisor.job import ExerciseShape, JobAdvice, advise_job
+from exercises.advisor.job_io import JobIO
 from exercises.catalogue import site_figures
 from exercises.catalogue.models import Exercise, Metric, SiteProfile
 from exercises.catalogue.profiles import active_profile
@@ -47,9 +47,7 @@ def figures(profile: SiteProfile, exercise_key: str, reading: bool) -> QuotedFig
     return {key: (f.value, f.source) for key, f in found.items()}
 
 
-def advice_for(
-    io: IOProfile, profile: SiteProfile | None = None, ran: str | None = None
-) -> JobAdvice:
+def advice_for(io: JobIO, profile: SiteProfile | None = None, ran: str | None = None) -> JobAdvice:
     """`ran`: for a lab run's own log, the exercise it ran (advise_job names it so)."""
     profile = profile or active_profile()
     return advise_job(

@@ -1,5 +1,5 @@
-"""Advice from a job's real I/O (a Darshan profile, exercises/advisor/io_profile.py) instead
-of a questionnaire: the profile becomes the advisor's Question, and the job is set
+"""Advice from a job's real I/O (as Darshan records it, exercises/advisor/job_io.py) instead
+of a questionnaire: the job's I/O becomes the advisor's Question, and the job is set
 beside the site's exercises to name the one it resembles and the speed-up the
 site's figures for that exercise promise.
 
@@ -12,7 +12,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from exercises.advisor import Access, Advice, FileShape, Question, TargetFacts, advise
-from exercises.advisor.io_profile import IOProfile
+from exercises.advisor.job_io import JobIO
 from exercises.advisor.plan import keeper_of
 from exercises.advisor.words import speed
 from portal.units import GiB, KiB, MiB, ratio_as_shown, times
@@ -38,7 +38,7 @@ SYNC_MISMATCH = 0.5
 NEVER_A_MODEL = 2.0
 
 
-def pattern_of(p: IOProfile) -> Access:
+def pattern_of(p: JobIO) -> Access:
     if not p.judged_requests:  # no I/O, or each file in one request: nothing scattered
         return Access.SEQUENTIAL
     if p.consecutive_share >= SEQUENTIAL_CONSEC or p.sequential_share >= SEQUENTIAL_SEQ:
@@ -48,13 +48,13 @@ def pattern_of(p: IOProfile) -> Access:
     return Access.MIXED
 
 
-def file_shape_of(p: IOProfile) -> FileShape:
+def file_shape_of(p: JobIO) -> FileShape:
     many = p.files > MANY_FILES and p.footprint_bytes / p.files < SMALL_FILE
     metadata_bound = p.files > 10 and p.meta_share >= META_HEAVY
     return FileShape.MANY_SMALL if many or metadata_bound else FileShape.FEW_LARGE
 
 
-def question_for(p: IOProfile, node_memory_gib: float) -> Question:
+def question_for(p: JobIO, node_memory_gib: float) -> Question:
     """The questionnaire as the log answers it. The data is what the files hold at
     their largest (a job rewriting one file 100 times needs room for it once)."""
     return Question(
@@ -87,7 +87,7 @@ class ExerciseShape:
     engine: str = ""  # the benchmark's program (fio, ior): breaks ties between twins
 
 
-def io_distance(p: IOProfile, e: ExerciseShape) -> float:
+def io_distance(p: JobIO, e: ExerciseShape) -> float:
     """How unlike the exercise's I/O the job's is: its pattern counts most, then the
     request size, the files per process and the process count, each on a log scale
     (twice or half as many is the same step)."""
@@ -116,7 +116,7 @@ def io_distance(p: IOProfile, e: ExerciseShape) -> float:
     return d + (0.0 if (p.syncs > 0) == e.fsync else SYNC_MISMATCH)
 
 
-def distance(p: IOProfile, e: ExerciseShape) -> float:
+def distance(p: JobIO, e: ExerciseShape) -> float:
     """As io_distance, for choosing the model of a job: the page-cache trap (4a) times
     the cache, not the storage, so it is never the model. It stays NEVER_A_MODEL
     further than any exercise that syncs, even for a job that never syncs."""
@@ -128,14 +128,14 @@ def program_of(exe: str) -> str:
     return exe.split(maxsplit=1)[0].rsplit("/", 1)[-1] if exe.strip() else ""
 
 
-def resembles(p: IOProfile, shapes: Sequence[ExerciseShape]) -> ExerciseShape | None:
+def resembles(p: JobIO, shapes: Sequence[ExerciseShape]) -> ExerciseShape | None:
     """The closest exercise to model a job on; equal ones keep the site's order (the
     first of 1a, 4b and 7, whose logs look alike, is the one the lab starts with)."""
     return min(shapes, key=lambda e: distance(p, e), default=None)
 
 
 def named(
-    p: IOProfile, shapes: Sequence[ExerciseShape], model: ExerciseShape, ran: str | None
+    p: JobIO, shapes: Sequence[ExerciseShape], model: ExerciseShape, ran: str | None
 ) -> ExerciseShape:
     """What a lab run's log is named: the exercise it ran, if its I/O is as close to
     that exercise's as to the model (resembles(): a log cannot tell 7 from 1a, which
@@ -155,7 +155,7 @@ def size_words(n: int) -> str:
     return f"{n} B"
 
 
-def likeness(p: IOProfile, e: ExerciseShape) -> str:
+def likeness(p: JobIO, e: ExerciseShape) -> str:
     """ "like 2a: 16,384 writes of 4 KiB at random offsets, one process, one file"."""
     writing = p.writes >= p.reads
     count, verb = (p.writes, "write") if writing else (p.reads, "read")
@@ -259,7 +259,7 @@ def speedup(
 
 
 def advise_job(
-    p: IOProfile,
+    p: JobIO,
     targets: Sequence[TargetFacts],
     node_memory_gib: float,
     shapes: Sequence[ExerciseShape],
@@ -304,5 +304,5 @@ def advise_job(
     )
 
 
-def reads_mostly(p: IOProfile) -> bool:
+def reads_mostly(p: JobIO) -> bool:
     return p.bytes_read > p.bytes_written

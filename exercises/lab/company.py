@@ -1,7 +1,7 @@
 """A run's page says what the run shared (jobs/company.py) and how its figure stands
 against the site's quiet figure (exercises/catalogue/quiet.py). The run page is the
 jobs app's, which may not read the catalogue: it loads this fragment, as it loads
-jobio's profile of the run."""
+jobio's summary of the run's I/O."""
 
 from uuid import UUID
 

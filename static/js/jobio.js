@@ -1,4 +1,4 @@
-// Draws a checked job's profile (jobio/charts.py: chart_data) with Chart.js: requests
+// Draws a checked job's I/O (jobio/charts.py: chart_data) with Chart.js: requests
 // by size (writes and reads), their order, and the data written and read. The tables
 // beside the canvases carry the same numbers for screen readers. Drawn when the page
 // loads and again when htmx swaps in the finished check.

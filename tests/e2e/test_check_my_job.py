@@ -1,5 +1,5 @@
 """A user checks a job from its Darshan log in Debian's Chromium: uploads fio's random
-4 KiB writes (tests/jobio/logs/), watches the page follow the read, sees the profile
+4 KiB writes (tests/jobio/logs/), watches the page follow the read, sees the job's I/O
 charts and the ranking, and follows the link to exercise 2a with the recommended
 targets ticked. VSC-3's profile, as the issue asks; the log is read by a real Celery
 worker in the sandbox."""
@@ -90,6 +90,6 @@ def test_a_partial_log_is_flagged_above_its_advice(
     expect(warning).to_contain_text("This log is partial.")
     # Above the plan, where it is read first.
     assert page.locator("#partial, .plan").first.get_attribute("id") == "partial"
-    expect(page.locator("#profile-table")).to_contain_text("15.6 MiB in 1000 writes")
-    expect(page.locator("#profile-table")).to_contain_text("of the job's run time")
+    expect(page.locator("#io-table")).to_contain_text("15.6 MiB in 1000 writes")
+    expect(page.locator("#io-table")).to_contain_text("of the job's run time")
     page.screenshot(path=ARTIFACTS / "check-my-job-partial.png", full_page=True)

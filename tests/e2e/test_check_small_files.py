@@ -26,6 +26,6 @@ def test_a_log_of_many_small_files_reads_as_one(
     expect(page.locator("#resembles")).to_contain_text("It resembles exercise 3 · Many small files")
     page.wait_for_function("['sizes', 'bytes'].every(id => Chart.getChart('jobio-' + id))")
     expect(page.get_by_text("Order of requests")).to_have_count(0)
-    expect(page.locator("#profile-table")).to_contain_text("no order to judge")
+    expect(page.locator("#io-table")).to_contain_text("no order to judge")
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=ARTIFACTS / "check-my-job-small-files.png", full_page=True)

@@ -46,7 +46,7 @@ def test_a_trainee_runs_1a_on_the_network_filesystem_and_the_nodes_tmpdir(
     directory = page.locator("dt:has-text('Directory') + dd")
     expect(directory).to_contain_text("$TMPDIR/storagelab-run-")
     expect(directory).to_contain_text("on the node that ran the job, removed at the end")
-    expect(page.locator("#profile-absent")).to_contain_text(
+    expect(page.locator("#io-absent")).to_contain_text(
         "Runs on a target in memory are not recorded"
     )
     page.screenshot(path=ARTIFACTS / "cluster24-run-tmpdir.png", full_page=True)
@@ -58,9 +58,7 @@ def test_a_trainee_runs_1a_on_the_network_filesystem_and_the_nodes_tmpdir(
         f"/gluster/{cluster24_username}/storagelab-run-"
     )
     # Darshan's log came back from the node that ran the job, and reads as 1a's I/O.
-    expect(page.locator("#profile-summary")).to_contain_text(
-        "the I/O of exercise 1a", timeout=30_000
-    )
+    expect(page.locator("#io-summary")).to_contain_text("the I/O of exercise 1a", timeout=30_000)
     page.screenshot(path=ARTIFACTS / "cluster24-run-work.png", full_page=True)
 
     page.get_by_role("navigation").get_by_role("link", name="My storage").click()

@@ -113,18 +113,18 @@ def test_a_trainee_predicts_1a_runs_it_and_sees_where_the_guess_missed(
 
     # A run's page: the I/O Darshan recorded of that run, with Check my job's charts.
     panel.locator("a[href*='/jobs/runs/']", has_text="$GLOBAL").click()
-    profile = page.locator("#run-profile")
-    expect(profile).to_contain_text("What this run did, as Darshan saw it", timeout=30_000)
-    expect(profile).to_contain_text(
+    run_io = page.locator("#run-io")
+    expect(run_io).to_contain_text("What this run did, as Darshan saw it", timeout=30_000)
+    expect(run_io).to_contain_text(
         "one after another, one process, one file in the run's directory: the I/O of exercise 1a"
     )
-    expect(profile.locator("#profile-table")).to_contain_text("Data written")
+    expect(run_io.locator("#io-table")).to_contain_text("Data written")
     drawn = page.wait_for_function(
         "() => Chart.getChart(document.getElementById('jobio-sizes'))?.data.datasets[0].data"
     ).json_value()
     assert sum(drawn) > 0 and sum(1 for n in drawn if n) == 1  # all in one bin
-    expect(profile.locator("#profile-table")).to_contain_text("Typical request1 MiB")
-    page.screenshot(path=ARTIFACTS / "run-io-profile.png", full_page=True)
+    expect(run_io.locator("#io-table")).to_contain_text("Typical request1 MiB")
+    page.screenshot(path=ARTIFACTS / "run-io.png", full_page=True)
 
     # The runs have started: the prediction stays as it was.
     page.goto(f"{live_portal}/lab/1a/")

@@ -1,5 +1,5 @@
 """Reading real Darshan logs (the PyDarshan wheel's examples and fio runs recorded
-here, logs/README.md) into I/O profiles, in the sandbox the portal uses."""
+here, logs/README.md) into their I/O (JobIO), in the sandbox the portal uses."""
 
 from pathlib import Path
 
@@ -45,9 +45,7 @@ def test_a_job_that_never_syncs_is_told_so(client, make_user, dev_profile) -> No
     pages = {}
     for name in ("example", "small-files"):
         io = read(log(name))
-        check = JobCheck.objects.create(
-            user=user, source="upload", label=name, profile=io.to_json()
-        )
+        check = JobCheck.objects.create(user=user, source="upload", label=name, io=io.to_json())
         pages[name] = client.get(f"/check-my-job/{check.pk}/").content.decode()
 
     assert "<td>0 (fsync and fdatasync): none, so when the job ended" in pages["example"]

@@ -46,7 +46,7 @@ def test_checks_started_in_an_hour_are_limited(make_user, settings) -> None:
     settings.DARSHAN_CHECKS_PER_HOUR = 3
     ada = make_user()
     for _ in range(3):
-        JobCheck.objects.filter(pk=start(ada).pk).update(profile={"read": True})
+        JobCheck.objects.filter(pk=start(ada).pk).update(io={"read": True})
 
     with pytest.raises(checks.CheckRefused, match="You started 3 checks in this hour"):
         start(ada)

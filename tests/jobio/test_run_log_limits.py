@@ -86,9 +86,9 @@ def send(client: Client, run: BenchmarkRun, body: bytes | None = None, **headers
     )
 
 
-def profile_fragment(client: Client, run: BenchmarkRun):
+def io_fragment(client: Client, run: BenchmarkRun):
     client.force_login(run.user)
-    return client.get(f"/check-my-job/runs/{run.key}/profile")
+    return client.get(f"/check-my-job/runs/{run.key}/io")
 
 
 def assert_one_line(answer, status: int) -> str:
@@ -112,8 +112,8 @@ def test_logs_of_a_run_whose_job_recorded_none_are_refused_and_nothing_is_kept(
 
     assert "did not record it with Darshan" in text
     assert not RunLog.objects.filter(run=run).exists() and sent == []
-    page = profile_fragment(client, run).content.decode()
-    assert "as Darshan saw it" not in page  # no card: the run never promised a profile
+    page = io_fragment(client, run).content.decode()
+    assert "as Darshan saw it" not in page  # no card: the run never promised its I/O
 
 
 def test_a_run_in_memory_refuses_logs_and_its_page_says_why_it_has_none(
@@ -127,8 +127,7 @@ def test_a_run_in_memory_refuses_logs_and_its_page_says_why_it_has_none(
     assert_one_line(send(client, run), 403)
 
     assert (
-        "Runs on a target in memory are not recorded"
-        in profile_fragment(client, run).content.decode()
+        "Runs on a target in memory are not recorded" in io_fragment(client, run).content.decode()
     )
     assert not RunLog.objects.filter(run=run).exists()
 
@@ -181,7 +180,7 @@ def test_logs_after_the_retry_window_are_refused_and_the_page_says_why(
     assert "taken for 600 s after it ended" in text
     assert sent == []
     assert bytes(RunLog.objects.get(run=run).logs) == b""  # the bytes are not kept
-    answer = profile_fragment(client, run)
+    answer = io_fragment(client, run)
     assert answer.status_code == 286  # nothing more to wait for
     assert "came more than 10 minutes after the run ended" in answer.content.decode()
     assert_one_line(send(client, run), 409)  # and it stays refused
@@ -211,7 +210,7 @@ def test_logs_beyond_the_bytes_their_owner_has_waiting_are_refused_and_the_page_
     text = assert_one_line(send(client, run, body, **{"X-Darshan-Sizes": sizes}), 403)
 
     assert "waiting to be read would be more than" in text
-    page = profile_fragment(client, run).content.decode()
+    page = io_fragment(client, run).content.decode()
     assert (
         "your Darshan logs waiting to be read (your lab runs&#x27; and your checks&#x27;) " in page
     )
@@ -233,14 +232,14 @@ def test_runs_logs_beyond_the_hourly_count_are_refused_and_the_page_says_why(
     text = assert_one_line(send(client, third), 403)
 
     assert "2 times this hour" in text
-    page = profile_fragment(client, third).content.decode()
+    page = io_fragment(client, third).content.decode()
     assert "the portal had already taken the logs of 2 of your runs in that hour" in page
     assert "run the exercise again in the next hour" in page
     # A job that wrote none says so whatever the count: it costs the reader nothing.
     assert send(client, make_completed_run(), **{"X-Darshan-Missing": "none"}).status_code == 202
     # Their checks have their own count: the hour's one check still starts (once the
     # runs' logs in line are read).
-    RunLog.objects.filter(run__user=trainee).update(profile={"read": True})
+    RunLog.objects.filter(run__user=trainee).update(io={"read": True})
     checks.from_upload(trainee, b"x", "job.darshan")
     assert JobCheck.objects.filter(user=trainee).count() == 1
 
@@ -255,13 +254,13 @@ def test_a_trainees_runs_ending_together_wait_for_their_turn_and_are_all_read(
         assert send(client, run).status_code == 202
 
     assert sent == [together[0].pk, together[1].pk]  # two with the reader at once
-    waiting = profile_fragment(client, together[2])
+    waiting = io_fragment(client, together[2])
     assert waiting.status_code == 200  # followed
     assert "wait for your others to be read" in waiting.content.decode()
 
     read_run_logs(together[0].pk)  # the reader, as the worker runs it
 
-    assert RunLog.objects.get(run=together[0]).profile is not None
+    assert RunLog.objects.get(run=together[0]).io is not None
     assert sent == [together[0].pk, together[1].pk, together[2].pk]  # the next took its place
     assert RunLog.objects.get(run=together[3]).sent_at is None
 
@@ -290,7 +289,7 @@ def test_a_lost_read_frees_its_place_and_the_sweep_hands_on_the_next(
     end_lost_checks()
 
     assert sent == [lost.pk, next_one.pk]
-    assert "were never read" in profile_fragment(client, lost).content.decode()
+    assert "were never read" in io_fragment(client, lost).content.decode()
     end_lost_checks()  # nothing more: the next one has its place
     assert sent == [lost.pk, next_one.pk]
 

@@ -1,6 +1,6 @@
 """A lab run's own Darshan logs: the job script that records them, the endpoint the
 job sends them to (its run's secret, a size cap, once), their reading in the sandbox,
-and what the run page says when there is a profile and when there is none."""
+and what the run page says when there is its I/O and when there is none."""
 
 import subprocess
 from datetime import timedelta
@@ -50,9 +50,9 @@ def two_processes() -> tuple[bytes, str]:
     return b"".join(logs), ",".join(str(len(data)) for data in logs)
 
 
-def profile_page(client: Client, run: BenchmarkRun) -> str:
+def io_page(client: Client, run: BenchmarkRun) -> str:
     client.force_login(run.user)
-    return client.get(f"/check-my-job/runs/{run.key}/profile").content.decode()
+    return client.get(f"/check-my-job/runs/{run.key}/io").content.decode()
 
 
 # --- the job script -------------------------------------------------------------
@@ -80,7 +80,7 @@ def test_without_a_runtime_nothing_is_preloaded_and_the_page_says_nothing(
 
     assert "LD_PRELOAD" not in script and "DARSHAN" not in script
     assert subprocess.run(["bash", "-n"], input=script.encode()).returncode == 0
-    assert "as Darshan saw it" not in profile_page(client, run)
+    assert "as Darshan saw it" not in io_page(client, run)
 
 
 def test_a_run_directory_a_regular_expression_cannot_name_plainly_is_not_recorded(
@@ -102,7 +102,7 @@ def test_a_run_in_memory_is_not_recorded_and_its_page_says_why(
     run.save()
 
     assert "LD_PRELOAD" not in run.job_script
-    assert "Runs on a target in memory are not recorded" in profile_page(client, run)
+    assert "Runs on a target in memory are not recorded" in io_page(client, run)
     settings.RUN_DARSHAN_IN_MEMORY = True
     assert "LD_PRELOAD" in render_script(run)
 
@@ -119,7 +119,7 @@ def test_the_logs_are_taken_once_with_the_runs_secret(client, run, tasks_run_at_
 
     row = RunLog.objects.get(run=run)
     assert bytes(row.logs) == body  # kept with the run
-    assert row.profile["nprocs"] == 2
+    assert row.io["nprocs"] == 2
 
 
 @pytest.mark.parametrize("sizes", ["", "12,x", "1,2", "0," + "9" * 3, "1" + ",1" * 16])
@@ -140,13 +140,13 @@ def test_logs_over_the_cap_are_refused_unread(client, run, settings) -> None:
     assert not RunLog.objects.filter(run=run).exists()
 
 
-def test_the_runs_profile_shows_on_its_page_and_goes_with_the_run(
+def test_the_runs_io_shows_on_its_page_and_goes_with_the_run(
     client, run, tasks_run_at_commit, dev_profile
 ) -> None:
     body, sizes = two_processes()
     send(client, run, body, **{"X-Darshan-Sizes": sizes})
 
-    page = profile_page(client, run)
+    page = io_page(client, run)
 
     assert "What this run did, as Darshan saw it" in page
     assert "2 files, in the run's directory" not in page and "2 processes" in page
@@ -164,27 +164,27 @@ def test_a_runs_log_that_is_not_its_exercises_io_is_named_by_the_log(
     data = log("random-4k").read_bytes()
     send(client, run, data, **{"X-Darshan-Sizes": str(len(data))})
 
-    page = profile_page(client, run)
+    page = io_page(client, run)
 
     assert "the I/O of exercise <strong>2a · " in page
     assert ", not what 1a does." in page
-    assert 'id="profile-model"' not in page  # Check my job names it 2a too
+    assert 'id="io-model"' not in page  # Check my job names it 2a too
 
 
-def test_only_the_owner_and_staff_see_a_runs_profile(client, run, make_user) -> None:
+def test_only_the_owner_and_staff_see_a_runs_io(client, run, make_user) -> None:
     client.force_login(make_user("sl-darshan2"))
-    assert client.get(f"/check-my-job/runs/{run.key}/profile").status_code == 404
+    assert client.get(f"/check-my-job/runs/{run.key}/io").status_code == 404
     staff = make_user("sl-darshan3")
     staff.is_staff = True
     staff.save()
     client.force_login(staff)
-    assert client.get(f"/check-my-job/runs/{run.key}/profile").status_code == 200
+    assert client.get(f"/check-my-job/runs/{run.key}/io").status_code == 200
 
 
-# --- no profile, and why --------------------------------------------------------
+# --- no I/O, and why ------------------------------------------------------------
 
 
-def test_a_log_cut_short_keeps_the_figure_and_says_why_there_is_no_profile(
+def test_a_log_cut_short_keeps_the_figure_and_says_why_there_is_no_io(
     client, run, tasks_run_at_commit
 ) -> None:
     data = log("random-4k").read_bytes()
@@ -192,7 +192,7 @@ def test_a_log_cut_short_keeps_the_figure_and_says_why_there_is_no_profile(
 
     assert send(client, run, cut, **{"X-Darshan-Sizes": str(len(cut))}).status_code == 202
 
-    page = profile_page(client, run)
+    page = io_page(client, run)
     assert "could not be read" in page and "cut short" in page
     assert 'id="jobio-data"' not in page
 
@@ -206,7 +206,7 @@ def test_logs_of_some_of_the_runs_processes_are_not_shown_as_the_whole_run(
     body, sizes = two_processes()
     send(client, run, body, **{"X-Darshan-Sizes": sizes})
 
-    page = profile_page(client, run)
+    page = io_page(client, run)
 
     assert "Logs came from 2 of the run&#x27;s 4 processes" in page
     assert 'id="jobio-data"' not in page
@@ -216,7 +216,7 @@ def test_a_job_that_wrote_no_log_says_so(client, run) -> None:
     assert send(client, run, b"", **{"X-Darshan-Missing": "none"}).status_code == 202
     assert send(client, run, b"", **{"X-Darshan-Missing": "none"}).status_code == 409
 
-    assert "Darshan wrote no log" in profile_page(client, run)
+    assert "Darshan wrote no log" in io_page(client, run)
 
 
 def test_an_unknown_reason_is_refused(client, run) -> None:
@@ -243,7 +243,7 @@ def test_while_no_log_has_come_the_page_says_what_to_expect(
     run.save()
 
     client.force_login(run.user)
-    response = client.get(f"/check-my-job/runs/{run.key}/profile")
+    response = client.get(f"/check-my-job/runs/{run.key}/io")
 
     assert says in response.content.decode()
     assert (response.status_code == 200) == polls  # 286: the page stops asking
@@ -261,7 +261,7 @@ def test_logs_whose_read_never_began_say_so_and_are_not_followed_for_ever(client
     body, sizes = two_processes()
     send(client, run, body, **{"X-Darshan-Sizes": sizes})  # its task never runs here
     client.force_login(run.user)
-    url = f"/check-my-job/runs/{run.key}/profile"
+    url = f"/check-my-job/runs/{run.key}/io"
     assert client.get(url).status_code == 200  # reading: followed
 
     an_hour_ago = timezone.now() - timedelta(hours=1)

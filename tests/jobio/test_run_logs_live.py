@@ -1,14 +1,14 @@
 """A lab run records its own I/O on the live dev cluster: the job preloads the dev
 cluster's darshan-runtime into fio, sends its logs after the result, and the run page
-shows the profile Darshan recorded."""
+shows the I/O Darshan recorded."""
 
 import pytest
 from django.conf import settings
 
-from exercises.advisor.io_profile import IOProfile
+from exercises.advisor.job_io import JobIO
 from jobs.engines import Pattern
 from jobs.submission import start_run
-from tests.runs import follow, profile_of, small_workload
+from tests.runs import follow, run_log_of, small_workload
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -26,10 +26,10 @@ def test_a_run_shows_the_io_darshan_recorded(
     (run,) = follow(run)
     assert run.result.write_mib_s > 0
 
-    row = profile_of(run)
+    row = run_log_of(run)
 
     assert not row.problem and not row.missing, row.problem or row.missing
-    io = IOProfile.from_json(row.profile)
+    io = JobIO.from_json(row.io)
     # One log per fio job that wrote (fio's parent writes none of the data), and only
     # the run's own files: 4 MiB per process, in the workload's request size.
     assert io.nprocs == processes
@@ -41,7 +41,7 @@ def test_a_run_shows_the_io_darshan_recorded(
     else:
         assert io.consecutive_share > 0.95
     client.force_login(trainee_account.user)
-    page = client.get(f"/check-my-job/runs/{run.key}/profile").content.decode()
+    page = client.get(f"/check-my-job/runs/{run.key}/io").content.decode()
     assert "What this run did, as Darshan saw it" in page
     assert f"{'one process' if processes == 1 else f'{processes} processes'}" in page
     assert 'id="jobio-data"' in page

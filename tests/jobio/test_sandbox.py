@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from exercises.advisor.io_profile import IOProfile
+from exercises.advisor.job_io import JobIO
 from jobio import sandbox
 from jobio.darshan import LogUnreadable
 from jobio.sandbox import (
@@ -107,15 +107,15 @@ def test_a_reader_that_hangs_is_killed_within_its_time() -> None:
     assert time.monotonic() - began < 10
 
 
-def profile_json(**changes) -> str:
-    """A profile as the reader answers it, with `changes` (JSON text, as sent)."""
-    good = IOProfile(
+def io_json(**changes) -> str:
+    """A JobIO as the reader answers it, with `changes` (JSON text, as sent)."""
+    good = JobIO(
         job_id=1, uid=1000, nprocs=1, run_time_s=1.0, exe="app", bytes_written=4096,
         bytes_read=0, writes=1, reads=0, write_sizes=(0,) * 10, read_sizes=(0,) * 10,
         sequential_requests=0, consecutive_requests=0, first_requests=1, files=1,
         shared_files=0, footprint_bytes=4096, meta_time_s=0.1, io_time_s=0.2,
     ).to_json()  # fmt: skip
-    text = json.dumps({"profile": good})
+    text = json.dumps({"io": good})
     for name, value in changes.items():
         text = text.replace(f'"{name}": {json.dumps(good[name])}', f'"{name}": {value}')
     return text
@@ -134,10 +134,10 @@ def profile_json(**changes) -> str:
     ids=["infinite-time", "nan-time", "negative-time", "infinite-count", "huge", "text"],
 )
 def test_figures_no_job_can_have_are_a_damaged_log(change) -> None:
-    assert IOProfile.from_json(json.loads(profile_json())["profile"])  # the good one reads
+    assert JobIO.from_json(json.loads(io_json())["io"])  # the good one reads
 
     with pytest.raises(LogUnreadable, match="figures no job can have: it is damaged"):
-        answer(0, profile_json(**change).encode(), b"", 2**28)
+        answer(0, io_json(**change).encode(), b"", 2**28)
 
 
 # --- what a reader cannot reach: other processes, new processes, the kernel's corners

@@ -1,7 +1,7 @@
 """The advisor checks itself: a real run of every exercise of the dev profile, recorded
-with Darshan on the live cluster, is read back into a profile, and the advisor must
+with Darshan on the live cluster, is read back into its I/O, and the advisor must
 recognise it as that exercise and advise as the exercise's lesson says. A small repeat
-of each (timed ones for 1 s instead of the lab's 2), on $SCRATCH: the profile's shape,
+of each (timed ones for 1 s instead of the lab's 2), on $SCRATCH: the I/O's shape,
 not the figure, is what is checked."""
 
 import time
@@ -10,7 +10,7 @@ import pytest
 from django.conf import settings
 
 from exercises.advisor.facts import advice_for
-from exercises.advisor.io_profile import IOProfile
+from exercises.advisor.job_io import JobIO
 from exercises.catalogue.lessons import claims_of
 from jobio.models import RunLog
 from jobs.models import BenchmarkRun
@@ -40,15 +40,15 @@ def small(exercise):
     )
 
 
-def read_profile_of(run, timeout: float = 90) -> IOProfile:
+def read_io_of(run, timeout: float = 90) -> JobIO:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         row = RunLog.objects.filter(run=run).first()
-        if row and row.profile:
-            return IOProfile.from_json(row.profile)
+        if row and row.io:
+            return JobIO.from_json(row.io)
         assert not (row and (row.problem or row.missing)), row.problem or row.missing
         time.sleep(0.3)
-    raise AssertionError(f"no profile for {run.exercise.key} after {timeout}s")
+    raise AssertionError(f"no I/O for {run.exercise.key} after {timeout}s")
 
 
 def test_every_dev_exercise_is_recognised_as_itself(
@@ -65,7 +65,7 @@ def test_every_dev_exercise_is_recognised_as_itself(
     for exercise, run in zip(exercises, done, strict=True):
         key = exercise.key
         assert run.status == "completed", f"{key}: {run.status_reason or run.parse_error}"
-        io = read_profile_of(run)
+        io = read_io_of(run)
         syncs[key] = io.syncs
         # What a wrong name would be judged on, for its failure message.
         shapes[key] = (
@@ -116,9 +116,9 @@ def test_every_dev_exercise_is_recognised_as_itself(
         ("4a", "names it 1a: it never takes the page-cache trap for the model"),
         ("2a", None),
     ]:
-        page = client.get(f"/check-my-job/runs/{by_key[key].key}/profile").content.decode()
+        page = client.get(f"/check-my-job/runs/{by_key[key].key}/io").content.decode()
         assert f"the I/O of exercise <strong>{key} · " in page, key
         if model_says:
             assert model_says in page, key
         else:
-            assert 'id="profile-model"' not in page, key
+            assert 'id="io-model"' not in page, key

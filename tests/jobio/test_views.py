@@ -28,7 +28,7 @@ def uploader(make_user):
     return make_user()
 
 
-def test_an_upload_is_read_and_shows_the_profile_and_ranking(
+def test_an_upload_is_read_and_shows_its_io_and_ranking(
     client, uploader, vsc3, tasks_run_at_commit
 ) -> None:
     client.force_login(uploader)
@@ -36,7 +36,7 @@ def test_an_upload_is_read_and_shows_the_profile_and_ranking(
     check = JobCheck.objects.get(user=uploader)
     assert answer.status_code == 302 and answer.url == reverse("jobio:detail", args=[check.pk])
     check.refresh_from_db()
-    assert check.log is None and check.profile["writes"] == 16384
+    assert check.log is None and check.io["writes"] == 16384
     assert check.label == "Upload: passwd"  # the name is a label, never a path
 
     page = client.get(answer.url).content.decode()

@@ -13,7 +13,7 @@ from jobs.engines.base import KiB
 from jobs.models import RunStatus
 from jobs.submission import start_run
 from tests.cluster24 import NODES, client24, on_node, wait_until
-from tests.runs import follow, profile_of, small_workload
+from tests.runs import follow, run_log_of, small_workload
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -39,7 +39,7 @@ def test_a_run_on_the_jobs_own_tmpdir_works_there_and_leaves_nothing(
     assert run.result.write_mib_s > 0
     # Darshan recorded the benchmark's writes: its configuration, which records the
     # run's directory only, named the directory the script resolved on the node.
-    assert profile_of(run).profile["bytes_written"] >= 4 * 1024 * 1024
+    assert run_log_of(run).io["bytes_written"] >= 4 * 1024 * 1024
     # The job's directory went with the job, output file and all.
     node = node_of(cluster24_username, run.slurm_job_id)
     assert node in NODES
@@ -120,7 +120,7 @@ def test_a_run_on_the_network_filesystem_is_seen_from_the_other_node(
     assert run.status == RunStatus.COMPLETED, run.status_reason or run.parse_error
     assert run.result.write_mib_s > 0
     # Darshan's logs name the files in the run's directory on the volume.
-    assert profile_of(run).profile["bytes_written"] >= 4 * 1024 * 1024
+    assert run_log_of(run).io["bytes_written"] >= 4 * 1024 * 1024
 
 
 def test_eight_ranks_on_a_jobs_own_tmpdir_share_one_node(
@@ -143,6 +143,6 @@ def test_eight_ranks_on_a_jobs_own_tmpdir_share_one_node(
     shown = job_as_slurm_ends_it(cluster24_username, run.slurm_job_id)
     assert " NumNodes=1 " in shown, re.findall(r"(?:JobState|NodeList|NumNodes)=\S+", shown)
     # Darshan's logs of all eight came (the launcher's are left out).
-    assert profile_of(run).profile["nprocs"] == 8
+    assert run_log_of(run).io["nprocs"] == 8
     for node in NODES:
         assert f"job_{run.slurm_job_id}" not in on_node(node, "ls", "/tmp").split()

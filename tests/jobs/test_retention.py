@@ -1,6 +1,6 @@
 """Retention: a run's raw output and its Darshan logs go RAW_OUTPUT_RETENTION_DAYS after
 they came, and beyond RAW_OUTPUT_USER_MAX_MB per user (their oldest first); what was
-read from them stays (the figures, a parse error, the profile), the run page says when
+read from them stays (the figures, a parse error, the I/O), the run page says when
 the output went, and nothing that reads or attaches outputs takes a dropped one for
 one that never came. A round is idempotent and drops in bounded batches."""
 
@@ -59,14 +59,14 @@ def old_run(disk_target):
 
 
 def with_logs(run: BenchmarkRun, size: int | None = None) -> RunLog:
-    """The run's logs as its job sent them, read into its profile (in the sandbox), or
+    """The run's logs as its job sent them, read into its I/O (in the sandbox), or
     `size` bytes of them marked read."""
     if size is None:
         data = log("random-4k").read_bytes()
         RunLog.objects.create(run=run, logs=data, sizes=[len(data)], sent_at=timezone.now())
         runs.read(run.pk)
     else:
-        RunLog.objects.create(run=run, logs=b"d" * size, sizes=[size], profile={"read": True})
+        RunLog.objects.create(run=run, logs=b"d" * size, sizes=[size], io={"read": True})
     RunLog.objects.filter(run=run).update(received_at=run.result_received_at)
     return RunLog.objects.get(run=run)
 
@@ -84,7 +84,7 @@ def logs_kept(run: BenchmarkRun) -> bool:
 # --- what goes and what stays ------------------------------------------------------
 
 
-def test_a_run_older_than_the_retention_loses_its_output_and_logs_not_its_figure_or_profile(
+def test_a_run_older_than_the_retention_loses_its_output_and_logs_not_its_figure_or_io(
     old_run, make_trainee, settings, client, dev_profile
 ) -> None:
     settings.RAW_OUTPUT_RETENTION_DAYS = 90
@@ -99,9 +99,9 @@ def test_a_run_older_than_the_retention_loses_its_output_and_logs_not_its_figure
     assert RunResult.objects.filter(run=old).exists()  # the figure stays
     row = RunLog.objects.get(run=old)
     assert bytes(row.logs) == b"" and row.logs_dropped_at is not None
-    assert row.profile["nprocs"] == 1  # the profile stays, and shows
+    assert row.io["nprocs"] == 1  # its I/O stays, and shows
     client.force_login(ada)
-    page = client.get(f"/check-my-job/runs/{old.key}/profile").content.decode()
+    page = client.get(f"/check-my-job/runs/{old.key}/io").content.decode()
     assert "What this run did, as Darshan saw it" in page and 'id="jobio-data"' in page
     assert logs_kept(recent)
 

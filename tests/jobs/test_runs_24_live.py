@@ -11,7 +11,7 @@ from jobs.engines import Pattern
 from jobs.models import RunStatus
 from jobs.submission import start_run
 from tests.cluster24 import CLUSTER_NAME, client24
-from tests.runs import follow, profile_of, small_workload
+from tests.runs import follow, run_log_of, small_workload
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -33,7 +33,7 @@ def test_a_run_completes_on_a_node_of_slurm_24_and_its_result_comes_back(
     job = client24(cluster24_username).job(cluster24_username, run.slurm_job_id)
     assert job.cluster == CLUSTER_NAME and job.user_name == cluster24_username
     # Darshan recorded it there too (the nodes mount the dev site's runtime).
-    assert profile_of(run).profile["bytes_written"] > 0
+    assert run_log_of(run).io["bytes_written"] > 0
 
 
 def test_sixteen_ior_ranks_span_both_nodes_through_the_sites_launcher(
@@ -53,5 +53,5 @@ def test_sixteen_ior_ranks_span_both_nodes_through_the_sites_launcher(
     assert re.search(r'"nodes": 2\b', run.raw_output)
     # And Darshan's logs from all sixteen, the other node's too (they are written on
     # the shared target), and none from the launcher's processes.
-    logs = profile_of(run)
-    assert (len(logs.sizes), logs.profile["nprocs"]) == (16, 16), logs.problem
+    logs = run_log_of(run)
+    assert (len(logs.sizes), logs.io["nprocs"]) == (16, 16), logs.problem

@@ -111,7 +111,7 @@ def test_a_sentence_written_for_people_is_shown(trainee_client) -> None:
 def test_djangos_own_not_found_text_gives_way_to_the_portals(trainee_client, others_run) -> None:
     """The run's I/O profile is still fetched with get_object_or_404, whose text names
     the model: the page says its own sentence instead."""
-    answer = trainee_client.get(f"/check-my-job/runs/{others_run.key}/profile")
+    answer = trainee_client.get(f"/check-my-job/runs/{others_run.key}/io")
 
     assert answer.status_code == 404
     assert "There is no page at this address" in portal_page(answer)

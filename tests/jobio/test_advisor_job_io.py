@@ -1,14 +1,14 @@
 """The advisor's rules for a job's real I/O (exercises/advisor/job.py), on a table of
-profiles and VSC-3's facts and published figures (as tests/exercises/advisor/test_advisor.py
-has them). Plain pytest, no database, no log: the profiles are written out here."""
+jobs' I/O and VSC-3's facts and published figures (as tests/exercises/advisor/test_advisor.py
+has them). Plain pytest, no database, no log: each job's I/O is written out here."""
 
 from dataclasses import dataclass, replace
 
 import pytest
 
 from exercises.advisor import Access, FileShape
-from exercises.advisor.io_profile import IOProfile
 from exercises.advisor.job import ExerciseShape, advise_job, pattern_of, question_for
+from exercises.advisor.job_io import JobIO
 from tests.published import VSC3, in_mib_s, profile
 
 KiB, MiB, GiB = 2**10, 2**20, 2**30
@@ -52,13 +52,13 @@ def io(
     run_time: float = 60.0,
     io_time: float = 10.0,
     partial: bool = False,
-) -> IOProfile:
+) -> JobIO:
     """A job of `requests` of `size` bytes each, `seq`/`consec` of them in order."""
     judged = max(requests - files * procs, 0)
     bins = [0] * 10
     bins[sum(size >= edge for edge in (100, KiB, 10 * KiB, 100 * KiB, MiB, 4 * MiB)) - 0] = requests
     moved = size * requests
-    return IOProfile(
+    return JobIO(
         job_id=1,
         uid=1000,
         nprocs=procs,
@@ -85,7 +85,7 @@ def io(
 
 @dataclass(frozen=True)
 class Row:
-    profile: IOProfile
+    io: JobIO
     pattern: Access
     shape: FileShape
     resembles: str
@@ -199,16 +199,16 @@ def row(request) -> Row:
     return request.param[1]
 
 
-def test_each_profile_gets_its_pattern_shape_and_exercise(row: Row) -> None:
-    question = question_for(row.profile, SITE["profile"]["node_memory_gib"])
-    job = advise_job(row.profile, VSC3, 64, SHAPES, figures_for)
+def test_each_jobs_io_gets_its_pattern_shape_and_exercise(row: Row) -> None:
+    question = question_for(row.io, SITE["profile"]["node_memory_gib"])
+    job = advise_job(row.io, VSC3, 64, SHAPES, figures_for)
     assert (question.access, question.file_shape) == (row.pattern, row.shape)
     assert job.resembles and job.resembles.key == row.resembles
     assert job.likeness.startswith(f"like {row.resembles}: ")
 
 
-def test_each_profile_gets_the_expected_first_target(row: Row) -> None:
-    job = advise_job(row.profile, VSC3, 64, SHAPES, figures_for)
+def test_each_jobs_io_gets_the_expected_first_target(row: Row) -> None:
+    job = advise_job(row.io, VSC3, 64, SHAPES, figures_for)
     assert job.ranking[0] in row.first, job.advice.plan
     assert not row.never_first & {job.ranking[0]}
     assert sorted(job.ranking) == sorted(t.key for t in VSC3)
@@ -216,7 +216,7 @@ def test_each_profile_gets_the_expected_first_target(row: Row) -> None:
 
 def test_random_writes_that_fit_in_memory_are_staged_through_tmpdir_with_the_figures() -> None:
     job = advise_job(
-        TABLE["random 4 KiB writes to one 64 MiB file"].profile, VSC3, 64, SHAPES, figures_for
+        TABLE["random 4 KiB writes to one 64 MiB file"].io, VSC3, 64, SHAPES, figures_for
     )
     # It writes and reads nothing: there is no input to stage in.
     assert job.advice.plan.startswith("Write in $TMPDIR while the job runs")
@@ -235,7 +235,7 @@ def test_random_writes_that_fit_in_memory_are_staged_through_tmpdir_with_the_fig
 
 def test_a_large_stream_goes_straight_to_the_parallel_filesystem() -> None:
     job = advise_job(
-        TABLE["a 2 GiB sequential write in 1 MiB blocks"].profile, VSC3, 64, SHAPES, figures_for
+        TABLE["a 2 GiB sequential write in 1 MiB blocks"].io, VSC3, 64, SHAPES, figures_for
     )
     assert "directly on" in job.advice.plan and "large blocks" in job.advice.plan
     assert job.speedup is not None and job.speedup.ratio > 1
@@ -243,7 +243,7 @@ def test_a_large_stream_goes_straight_to_the_parallel_filesystem() -> None:
 
 def test_no_requests_read_as_sequential_and_light() -> None:
     idle = replace(
-        TABLE["a 2 GiB sequential write in 1 MiB blocks"].profile,
+        TABLE["a 2 GiB sequential write in 1 MiB blocks"].io,
         writes=0,
         bytes_written=0,
         sequential_requests=0,
@@ -260,7 +260,7 @@ def test_no_requests_read_as_sequential_and_light() -> None:
 
 def test_without_figures_there_is_no_speedup_but_still_a_ranking() -> None:
     job = advise_job(
-        TABLE["random 4 KiB writes to one 64 MiB file"].profile, VSC3, 64, SHAPES, lambda k, r: {}
+        TABLE["random 4 KiB writes to one 64 MiB file"].io, VSC3, 64, SHAPES, lambda k, r: {}
     )
     assert job.speedup is None and job.ranking[0] == "tmp"
     assert job.recommended == ["tmp"]
@@ -270,7 +270,7 @@ def test_the_ranking_quotes_the_same_speedup_as_the_headline() -> None:
     """One speed-up per pair on a page: the ranking's note for the best target and
     the headline set the same two figures (the resembling exercise's) side by side."""
     job = advise_job(
-        TABLE["random 4 KiB writes by 8 processes, a file each"].profile,
+        TABLE["random 4 KiB writes by 8 processes, a file each"].io,
         VSC3,
         64,
         SHAPES,
@@ -291,10 +291,10 @@ def test_the_ranking_quotes_the_same_speedup_as_the_headline() -> None:
 
 def test_a_job_that_is_all_io_is_not_told_it_does_little() -> None:
     busy = advise_job(
-        TABLE["256 MiB streamed by a job that is all I/O"].profile, VSC3, 64, SHAPES, figures_for
+        TABLE["256 MiB streamed by a job that is all I/O"].io, VSC3, 64, SHAPES, figures_for
     )
     idle = advise_job(
-        TABLE["256 MiB streamed by a job that mostly computes"].profile,
+        TABLE["256 MiB streamed by a job that mostly computes"].io,
         VSC3,
         64,
         SHAPES,
@@ -306,7 +306,7 @@ def test_a_job_that_is_all_io_is_not_told_it_does_little() -> None:
 
 def test_a_job_reading_its_input_at_random_is_told_to_stage_it_in() -> None:
     job = advise_job(
-        TABLE["random 4 KiB reads of a 64 MiB input"].profile, VSC3, 64, SHAPES, figures_for
+        TABLE["random 4 KiB reads of a 64 MiB input"].io, VSC3, 64, SHAPES, figures_for
     )
     assert job.advice.plan.startswith("Stage the input into $TMPDIR")
     assert job.likeness.startswith("like 2a: 16,384 reads of 4 KiB at random offsets")
@@ -314,18 +314,18 @@ def test_a_job_reading_its_input_at_random_is_told_to_stage_it_in() -> None:
 
 def test_a_partial_log_is_still_advised_on_and_says_so() -> None:
     row = TABLE["a partial log of 1,024 files of 16 KiB"]
-    assert row.profile.partial
-    assert IOProfile.from_json(row.profile.to_json()).partial is True
-    assert IOProfile.from_json({**row.profile.to_json(), "partial": False}).partial is False
+    assert row.io.partial
+    assert JobIO.from_json(row.io.to_json()).partial is True
+    assert JobIO.from_json({**row.io.to_json(), "partial": False}).partial is False
     with pytest.raises(TypeError):
-        IOProfile.from_json({**row.profile.to_json(), "partial": "yes"})
+        JobIO.from_json({**row.io.to_json(), "partial": "yes"})
 
 
 def test_a_reading_job_says_when_it_is_set_beside_writes() -> None:
     """VSC-3's exercises read nothing back: a random-read job is set beside 2a's
     writes, and its headline says so."""
     job = advise_job(
-        TABLE["random 4 KiB reads of a 64 MiB input"].profile, VSC3, 64, SHAPES, figures_for
+        TABLE["random 4 KiB reads of a 64 MiB input"].io, VSC3, 64, SHAPES, figures_for
     )
     assert job.resembles.key == "2a" and job.speedup is not None
     assert "this site has no random read figures: these are 2a's writes" in job.speedup.text
@@ -361,7 +361,7 @@ def test_an_exercise_that_reads_on_a_site_without_read_figures_is_quoted_as_writ
 
 # --- a lab run's own log: named by the exercise it ran ----------------------------
 
-STREAM = replace(TABLE["a 2 GiB sequential write in 1 MiB blocks"].profile, syncs=1)
+STREAM = replace(TABLE["a 2 GiB sequential write in 1 MiB blocks"].io, syncs=1)
 
 
 def test_a_run_of_an_exercise_that_writes_as_another_is_named_by_what_it_ran() -> None:
@@ -388,5 +388,5 @@ def test_a_run_whose_log_does_something_else_is_named_by_its_log() -> None:
     # A run of 4a whose program synced after all is not 4a's I/O.
     assert advise_job(STREAM, VSC3, 64, SHAPES, figures_for, ran="4a").resembles.key == "1a"
     # Nor are random writes a run of 1a's, whatever the run says it ran.
-    scattered = TABLE["random 4 KiB writes to one 64 MiB file"].profile
+    scattered = TABLE["random 4 KiB writes to one 64 MiB file"].io
     assert advise_job(scattered, VSC3, 64, SHAPES, figures_for, ran="1a").resembles.key == "2a"

@@ -1,6 +1,6 @@
 """A job's I/O, in the few figures the advisor needs: what its advice is made of.
 
-IOProfile is plain data (JSON in, JSON out) so a check can keep it and the advisor
+JobIO is plain data (JSON in, JSON out) so a check can keep it and the advisor
 can read it without PyDarshan. Darshan logs become one in jobio/darshan.py, the only
 place that opens a log, in a sandbox (jobio/sandbox.py).
 """
@@ -25,7 +25,7 @@ SIZE_BINS: tuple[tuple[str, str, int], ...] = (
 
 
 @dataclass(frozen=True)
-class IOProfile:
+class JobIO:
     job_id: int
     uid: int
     nprocs: int
@@ -105,13 +105,13 @@ class IOProfile:
         return asdict(self)
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> "IOProfile":
-        """A profile from its JSON, checked: it comes from a child that read a log
+    def from_json(cls, data: dict[str, Any]) -> "JobIO":
+        """A JobIO from its JSON, checked: it comes from a child that read a log
         anyone may have crafted. A count is a whole number from 0 to 2**63, a time a
         finite number of seconds from 0 (no Infinity or NaN: Darshan records neither,
         so one means a damaged log); else ValueError (or TypeError, KeyError)."""
         if not isinstance(data, dict):
-            raise TypeError("the profile is not an object")
+            raise TypeError("the I/O is not an object")
         names = {f.name for f in fields(cls)}
         if extra := set(data) - names:
             raise ValueError(f"unknown fields {sorted(extra)[:3]}")
