@@ -54,7 +54,7 @@ class JobIO:
     # than the log holds, so every count here is a lower bound.
     partial: bool = False
     # fsync and fdatasync calls: none, and the job's last writes may still have been in
-    # the page cache when it ended (exercise 4a's trap). Profiles kept before it: 0.
+    # the page cache when it ended (exercise 4a's trap). Those kept before it: 0.
     syncs: int = 0
 
     @property
