@@ -40,7 +40,7 @@ def test_every_main_page_reads_whole_on_a_phone(
     BenchmarkRun.objects.filter(user=ada).update(course=course)
     run = BenchmarkRun.objects.filter(user=ada).first()
     check = JobCheck.objects.create(
-        user=ada, source="upload", label="random-4k.darshan", profile=_profile("random-4k")
+        user=ada, source="upload", label="random-4k.darshan", io=_job_io("random-4k")
     )
     staff = make_user(staff=True)
     ClusterAccount.objects.create(user=staff, username="sl-phone-staff")
@@ -96,7 +96,7 @@ def test_every_main_page_reads_whole_on_a_phone(
     assert not cut, "\n".join(cut)
 
 
-def _profile(name: str) -> dict:
+def _job_io(name: str) -> dict:
     """A Darshan log of tests/jobio/logs read as the worker reads it, in the sandbox."""
     return parse(log(name), seconds=20, memory_bytes=768 * 2**20, max_bytes=64 * 2**20).to_json()
 
