@@ -63,7 +63,6 @@ def replay_of(
         raise NotReplayable(
             "The log records no reads or writes of files: there is nothing to replay."
         )
-    kept: list[str] = []
     not_kept = [
         "the time the job spent computing between its requests",
         "what an I/O library (HDF5, NetCDF, MPI-IO) adds in metadata of its own",
@@ -81,7 +80,8 @@ def replay_of(
     pattern = Pattern.RANDOM if access == Access.RANDOM else Pattern.SEQUENTIAL
     if access == Access.MIXED:
         not_kept.append("the mix of in-order and scattered requests: replayed in order")
-    files = _files_per_process(io, processes)
+    own_files = math.ceil(io.files / max(io.nprocs, 1))  # the job's files a process
+    files = min(max(own_files, 1), MOST_FILES)
     shared = io.shared_files > 0 and io.shared_files * 2 >= io.files and processes > 1
     many_small = files >= MANY_FILES and io.footprint_bytes / max(io.files, 1) <= SMALL_FILE
     engine = "mdtest" if many_small else ("ior" if shared else "fio")
@@ -92,8 +92,7 @@ def replay_of(
         files = 1
     elif files * block * processes > max_bytes:
         bounded = max(max_bytes // (block * processes), 1)
-        own = math.ceil(io.files / max(io.nprocs, 1))
-        not_kept.append(f"all of its {own:,} files a process: replayed with {bounded:,}")
+        not_kept.append(f"all of its {own_files:,} files a process: replayed with {bounded:,}")
         files = bounded
     shared = shared and not many_small  # mdtest gives each process files of its own
     reads_back = io.bytes_read > 0 and io.bytes_written > 0 and engine != "mdtest"
@@ -126,13 +125,12 @@ def replay_of(
     except ValueError as e:  # pydantic's ValidationError is one
         reason = str(e).splitlines()[-1][:200]
         raise NotReplayable(f"This job's I/O cannot be replayed here: {reason}") from None
-    kept += _what_is_kept(workload, engine, time_based, seconds)
     return Replay(
         engine=engine,
         workload=workload,
         job_bytes=job_bytes,
         replay_bytes=per_process * processes,
-        kept=tuple(kept),
+        kept=tuple(_what_is_kept(workload, engine, time_based, seconds)),
         not_kept=tuple(not_kept),
     )
 
@@ -147,10 +145,6 @@ def _request_size(io: JobIO, not_kept: list[str]) -> int:
     elif typical > LARGEST_REQUEST:
         not_kept.append(f"requests of {iec(typical)}: replayed as {iec(LARGEST_REQUEST)}")
     return block
-
-
-def _files_per_process(io: JobIO, processes: int) -> int:
-    return min(max(math.ceil(io.files / max(io.nprocs, 1)), 1), MOST_FILES)
 
 
 def _what_is_kept(workload: Workload, engine: str, time_based: bool, seconds: int) -> list[str]:
