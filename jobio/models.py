@@ -100,3 +100,31 @@ class RunLog(models.Model):
 
     def __str__(self) -> str:
         return f"Darshan logs of {self.run}"
+
+
+class Replay(models.Model):
+    """A checked job's I/O replayed on some targets as its owner (jobio/replays.py):
+    the workload replay_of built from the check's numbers, what it kept and what it
+    could not, and one run per target (BenchmarkRun.replay). Removed with its check."""
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="replays"
+    )
+    check_of = models.ForeignKey(JobCheck, on_delete=models.CASCADE, related_name="replays")
+    created_at = models.DateTimeField(default=timezone.now, db_index=True)
+    engine = models.CharField(max_length=8)
+    workload = models.JSONField()
+    # What the job moved (written, or read for a job that only read), and what the
+    # replay does once through its files (a timed one goes on for its seconds).
+    job_bytes = models.PositiveBigIntegerField()
+    replay_bytes = models.PositiveBigIntegerField()
+    kept = models.JSONField(default=list)
+    not_kept = models.JSONField(default=list)
+
+    class Meta:
+        ordering = ["-created_at"]
+        indexes = [models.Index(fields=["user", "-created_at"])]
+
+    def __str__(self) -> str:
+        return f"replay of {self.check_of_id}"

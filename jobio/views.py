@@ -1,6 +1,7 @@
 from urllib.parse import urlencode
 
 from django.conf import settings
+from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
@@ -12,14 +13,17 @@ from exercises.advisor.facts import advice_for
 from exercises.advisor.job_io import JobIO
 from exercises.catalogue.profiles import active_profile
 from exercises.weather.pages import slow_now
-from jobio import checks, runs
+from jobio import checks, replay_figures, replays, runs
 from jobio.charts import chart_data, size_rows
-from jobio.forms import JobIdForm, UploadForm
+from jobio.forms import JobIdForm, ReplayForm, UploadForm
 from jobio.models import JobCheck
 from jobio.tasks import read_once_committed, read_run_logs_once_committed
 from jobs.access import runs_visible_to
 from jobs.models import BenchmarkRun
 from jobs.results import ResultRefused, check_post
+from jobs.slurm import SlurmError
+from jobs.submission import cancel_all
+from portal.errors import NotFound
 from portal.polling import poll_answer
 from portal.units import MiB
 
@@ -86,23 +90,37 @@ def check_job(request: HttpRequest) -> HttpResponse:
 @login_required
 def check_detail(request: HttpRequest, pk: str) -> HttpResponse:
     """A check as it is read (polled every second), then its I/O and advice."""
-    found = checks.visible_check(request.user, pk)
+    return _detail(request, checks.visible_check(request.user, pk))
+
+
+def _detail(
+    request: HttpRequest,
+    found: JobCheck | checks.Failure,
+    replay_form: ReplayForm | None = None,
+    replay_error: str = "",
+    status: int = 200,
+) -> HttpResponse:
     ctx = {"check": found, "failure": None, "reading": False}
     if isinstance(found, checks.Failure):
         ctx["failure"] = found
     elif found.reading:
         ctx["reading"] = True
     else:
-        ctx |= _result(found)
+        ctx |= _result(request, found, replay_form, replay_error)
     if request.htmx:
-        response = render(request, "jobio/check_detail.html#check-result", ctx)
+        response = render(request, "jobio/check_detail.html#check-result", ctx, status=status)
         return poll_answer(response, still_polling=ctx["reading"])
-    return render(request, "jobio/check_detail.html", ctx)
+    return render(request, "jobio/check_detail.html", ctx, status=status)
 
 
-def _result(check: JobCheck) -> dict:
+def _result(
+    request: HttpRequest, check: JobCheck, replay_form: ReplayForm | None, replay_error: str
+) -> dict:
     io = JobIO.from_json(check.io)
     profile = active_profile()
+    own = check.user_id == request.user.pk  # staff see a check; only its owner replays it
+    if own and replay_form is None:
+        replay_form = ReplayForm(targets=profile.targets.order_by("order"))
     job = advice_for(io, profile)
     link = None
     names = {r.target_key: r.target_name for r in job.advice.ranking}
@@ -118,7 +136,70 @@ def _result(check: JobCheck) -> dict:
         "recommended_names": " and ".join(names[key] for key in job.recommended),
         "chart": chart_data(io),
         "size_rows": size_rows(io),
+        "replay_form": replay_form if own else None,
+        "replay_error": replay_error,
+        "replays": list(check.replays.all()[:5]),
+        "replay_seconds": settings.REPLAY_SECONDS,
     }
+
+
+# --- Replay my job ---------------------------------------------------------------
+
+
+@require_POST
+@login_required
+def replay_start(request: HttpRequest, pk: str) -> HttpResponse:
+    """Replays a checked job on the ticked targets as its owner (jobio/replays.py)."""
+    found = checks.visible_check(request.user, pk)
+    if isinstance(found, checks.Failure) or found.user_id != request.user.pk:
+        raise NotFound("No such check of yours.")
+    form = ReplayForm(request.POST, targets=active_profile().targets.order_by("order"))
+    if not form.is_valid():
+        return _detail(request, found, form, status=400)
+    try:
+        replay, _ = replays.start_replay(request.user, found, form.chosen_targets())
+    except replays.ReplayRefused as refused:
+        return _detail(request, found, form, str(refused), status=409)
+    return redirect("jobio:replay", pk=replay.pk)
+
+
+@login_required
+def replay_detail(request: HttpRequest, pk: str) -> HttpResponse:
+    """A replay's runs as they go (polled every 2 s), then the job's time on each."""
+    replay = replays.visible_replay(request.user, pk)
+    if replay is None:
+        raise NotFound("No such replay of yours.")
+    profile = active_profile()
+    io = JobIO.from_json(replay.check_of.io)
+    ctx = {
+        "replay": replay,
+        "io": io,
+        "answer": replay_figures.answer(replay, profile),
+        "job_summary": replay_figures.job_summary(io),
+        "own": replay.user_id == request.user.pk,
+    }
+    if request.htmx:
+        response = render(request, "jobio/replay.html#replay-answer", ctx)
+        return poll_answer(response, still_polling=ctx["answer"].going)
+    return render(request, "jobio/replay.html", ctx)
+
+
+@require_POST
+@login_required
+def replay_cancel(request: HttpRequest, pk: str) -> HttpResponse:
+    """Cancels a replay's unfinished runs (its owner, or staff)."""
+    replay = replays.visible_replay(request.user, pk)
+    if replay is None:
+        raise NotFound("No such replay of yours.")
+    try:
+        failed = cancel_all(replay.runs.all())
+    except SlurmError:
+        failed = 1
+    if failed:
+        messages.error(request, "Slurm could not cancel every run now: try again shortly.")
+    else:
+        messages.info(request, "The replay's unfinished runs are being cancelled.")
+    return redirect("jobio:replay", pk=replay.pk)
 
 
 # --- a lab run's own I/O --------------------------------------------------------

@@ -59,6 +59,11 @@ class BenchmarkRun(models.Model):
         on_delete=models.SET_NULL,
         related_name="runs",
     )
+    # The replay of a user's job it measures for, if any (jobio/replays.py; never a
+    # class figure: it is of no exercise).
+    replay = models.ForeignKey(
+        "jobio.Replay", null=True, blank=True, on_delete=models.CASCADE, related_name="runs"
+    )
     target_directory = models.CharField(max_length=255)
     in_memory = models.BooleanField(default=False)
     engine = models.CharField(max_length=8, choices=ENGINE_CHOICES, default="fio")

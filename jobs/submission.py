@@ -88,6 +88,7 @@ def new_run(
     course: Model | None = None,
     waiting: bool = False,
     calibration: Model | None = None,
+    replay: Model | None = None,
 ) -> BenchmarkRun:
     """A run of `workload` on `target` as `account`, not yet saved: queued, or
     `waiting` for a slot. No rule is checked here: the lab's rules (caps, quota,
@@ -102,6 +103,7 @@ def new_run(
         exercise=exercise,
         course=course,
         calibration=calibration,
+        replay=replay,
         target_directory=target.directory_for(account.username),
         in_memory=target.in_memory,
         engine=engine,

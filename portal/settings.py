@@ -600,6 +600,15 @@ RUN_DARSHAN_PER_HOUR = envint("RUN_DARSHAN_PER_HOUR", "120")
 # far beyond the run-to-run spread. True records them too (make bench does, to say so).
 RUN_DARSHAN_IN_MEMORY = envbool("RUN_DARSHAN_IN_MEMORY", "false")
 
+# Replay my job (jobio/replays.py): a checked job's I/O replayed on every target as its
+# owner, each replay within REPLAY_MAX_BYTES and REPLAY_MAX_PROCESSES; fio's replays
+# write for REPLAY_SECONDS (a slow target costs no more time than a fast one). One
+# replay going per user, at most REPLAYS_PER_DAY started in a day.
+REPLAY_MAX_BYTES = envint("REPLAY_MAX_BYTES", str(2**30))
+REPLAY_MAX_PROCESSES = envint("REPLAY_MAX_PROCESSES", "8")
+REPLAY_SECONDS = envint("REPLAY_SECONDS", "60")
+REPLAYS_PER_DAY = envint("REPLAYS_PER_DAY", "10")
+
 # Quota collection (exercises/quotas/): how often, how long one tool may take, where the
 # tools are looked for, the most files the local collector counts in one user's directory,
 # and Open OnDemand quota files to import (colon-separated, like OOD_QUOTA_PATH).

@@ -43,3 +43,20 @@ def times(ratio: float | None) -> str:
     if ratio is None:
         return "–"
     return f"{ratio:,.1f}×" if ratio < 10 else f"{ratio:,.0f}×"
+
+
+def spoken_seconds(seconds: float) -> str:
+    """A time as people say it: "20 ms", "0.4 s", "12 s", "4 min", "2 h 5 min", "3 days"."""
+    if seconds < 0.1:
+        return f"{seconds * 1000:.0f} ms"
+    if seconds < 10:
+        return f"{seconds:.1f} s"
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    minutes = seconds / 60
+    if minutes < 90:
+        return f"{minutes:.0f} min"
+    hours, rest = divmod(round(minutes), 60)
+    if hours < 48:
+        return f"{hours} h {rest} min" if rest and hours < 10 else f"{hours} h"
+    return f"{hours / 24:.0f} days"

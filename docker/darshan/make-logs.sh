@@ -38,3 +38,11 @@ record sequential-1m --rw=write --bs=1m --size=2g
 # Many small files: 1,000 files of 16 KiB (Darshan keeps 1,024 records a module), each created, written and closed in turn (3's shape).
 record small-files --rw=write --bs=16k --nrfiles=1000 --filesize=16k --openfiles=1 \
   --file_service_type=sequential --create_on_open=1
+# A job that did no I/O Darshan counts: two files created (opened) and closed, never
+# written or read. Replay my job refuses it.
+rm -f "$logs"/*
+DARSHAN_ENABLE_NONMPI=1 DARSHAN_LOGPATH="$logs" LD_PRELOAD="$PREFIX/lib/libdarshan.so" \
+  touch "$data/a" "$data/b"
+mv "$logs"/*.darshan "$OUT/no-io.darshan"
+chmod 644 "$OUT/no-io.darshan"
+say "made $OUT/no-io.darshan"

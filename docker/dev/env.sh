@@ -49,6 +49,11 @@ export WEATHER_ACCOUNT=${WEATHER_ACCOUNT-weather}
 # Each lab run records its own I/O with the darshan-runtime docker/slurm/start.sh built
 # (RUN_DARSHAN_RUNTIME= turns it off).
 export RUN_DARSHAN_RUNTIME=${RUN_DARSHAN_RUNTIME-/opt/storagelab/darshan/lib/libdarshan.so}
+# Replay my job on the dev cluster: each target for 3 s (the exercises' 2, and a
+# second more), at most 256 MiB (its small filesystems), so that six targets answer
+# within a minute.
+export REPLAY_SECONDS=${REPLAY_SECONDS-3}
+export REPLAY_MAX_BYTES=${REPLAY_MAX_BYTES-268435456}
 export DJANGO_SETTINGS_MODULE=portal.settings
 # portal_for_nodes: the portal's address as the cluster's nodes reach it, given to the
 # workers (the job scripts post their results there) and the web server (which must

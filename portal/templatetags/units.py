@@ -19,3 +19,9 @@ def percent(fraction: float | None) -> str:
     if fraction is None:
         return "–"
     return f"{fraction * 100:.1f} %"
+
+
+@register.filter
+def spoken(seconds: float | None) -> str:
+    """A time in seconds as people say it (portal/units.py: spoken_seconds)."""
+    return "–" if seconds is None else units.spoken_seconds(seconds)

@@ -1,0 +1,153 @@
+"""Replay my job: a checked job's I/O, turned into a bounded benchmark (replay.py), run
+on the targets its owner ticks, as their cluster account, through the lab's pipeline
+(slots, waiting runs, cancel, results, faults); and what the runs say in the job's
+terms (answer.py).
+
+`start_replay` saves one run per target, or none at all, and raises ReplayRefused with
+what to tell the user. The rules, in this order, checked in one transaction holding the
+user's cluster account row (two clicks at once cannot both start):
+
+1. the check is read, and its I/O replayable (NotReplayable's one line otherwise);
+2. every target is one of the site's, and there is one at least;
+3. the user has a cluster account (the replay runs as it);
+4. one replay going per user: while one has runs unfinished, another starts nothing.
+   The same check's replay started within START_AGAIN_SECONDS is taken for a double
+   click and given back (the page shows it) instead of refused;
+5. at most REPLAYS_PER_DAY started in the last 24 hours;
+6. the replay's files fit in what is left of the user's quota on each target;
+7. the runs fit in the user's free slots or wait for them, as a lab start's do, and go
+   to Slurm one after another (RUNS_IN_TURN): the targets of one replay do not measure
+   each other.
+"""
+
+from datetime import timedelta
+
+from django.conf import settings
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import transaction
+from django.utils import timezone
+
+from exercises.advisor.job_io import JobIO
+from exercises.catalogue.models import StorageTarget
+from exercises.quotas.checks import quota_problems
+from jobio.models import JobCheck, Replay
+from jobio.replay import NotReplayable, replay_of
+from jobs import slots
+from jobs.engines import Workload
+from jobs.models import UNFINISHED_STATUSES, BenchmarkRun, RunStatus
+from jobs.submission import enqueue_once_committed, new_run, queue_waiting
+from portal.models import ClusterAccount
+
+DAY = timedelta(days=1)
+
+
+class ReplayRefused(Exception):
+    """No replay was started; the message says why and what to do."""
+
+
+def start_replay(
+    user: AbstractBaseUser, check: JobCheck, targets: list[StorageTarget]
+) -> tuple[Replay, bool]:
+    """The replay of `check` on `targets` (one run each, queued or waiting), and True;
+    or the same check's replay started a moment ago, and False (a double click); or
+    ReplayRefused."""
+    if check.io is None:
+        raise ReplayRefused("The log is still being read: replay it once its I/O is shown.")
+    try:
+        planned = replay_of(
+            JobIO.from_json(check.io),
+            max_bytes=settings.REPLAY_MAX_BYTES,
+            max_processes=settings.REPLAY_MAX_PROCESSES,
+            seconds=settings.REPLAY_SECONDS,
+        )
+    except NotReplayable as e:
+        raise ReplayRefused(str(e)) from None
+    if not targets:
+        raise ReplayRefused("Choose at least one storage target to replay the job on.")
+    workload = planned.workload
+    with transaction.atomic():
+        account = ClusterAccount.objects.select_for_update().filter(user=user).first()
+        if account is None:
+            raise ReplayRefused(
+                "Your portal login has no cluster account, so no job can run for you. "
+                "Ask the HPC support team to link one."
+            )
+        going = _going(user)
+        if going is not None:
+            if going.check_of_id == check.pk and _moments_ago(going):
+                return going, False
+            raise ReplayRefused(
+                "A replay of yours is still running: one goes at a time. Wait for its "
+                "figures, or cancel its runs, then start this one."
+            )
+        today = Replay.objects.filter(user=user, created_at__gte=timezone.now() - DAY).count()
+        if today >= settings.REPLAYS_PER_DAY:
+            raise ReplayRefused(
+                f"You started {today} replays in the last 24 hours, the most this site "
+                "allows in a day: start this one tomorrow, or ask the HPC support team."
+            )
+        problems = quota_problems(account, targets, workload)
+        if any(problems):
+            raise ReplayRefused(" ".join(p for p in problems if p))
+        replay = Replay.objects.create(
+            user=user,
+            check_of=check,
+            engine=planned.engine,
+            workload=workload.model_dump(mode="json"),
+            job_bytes=planned.job_bytes,
+            replay_bytes=planned.replay_bytes,
+            kept=list(planned.kept),
+            not_kept=list(planned.not_kept),
+        )
+        runs = [_run(account, replay, workload, target) for target in targets]
+        if slots.admit(user.pk, runs):  # those that fit are saved queued
+            BenchmarkRun.objects.bulk_create(runs)
+            enqueue_once_committed([run for run in runs if run.status == RunStatus.QUEUED])
+        else:  # older waiting runs go first; then these, as far as the slots go
+            BenchmarkRun.objects.bulk_create(runs)
+            queue_waiting(user.pk)
+    return replay, True
+
+
+def _run(
+    account: ClusterAccount, replay: Replay, workload: Workload, target: StorageTarget
+) -> BenchmarkRun:
+    return new_run(
+        account,
+        target,
+        workload,
+        engine=replay.engine,
+        time_limit_minutes=time_limit_minutes(workload),
+        replay=replay,
+        waiting=True,
+    )
+
+
+def time_limit_minutes(workload: Workload) -> int:
+    """Slurm's limit for one replay run: its seconds thrice over, and the start and the
+    end of a job; a replay once through its bytes (IOR, mdtest) gets ten minutes."""
+    if workload.seconds:
+        return max(2, -(-workload.seconds * 3 // 60) + 1)
+    return 10
+
+
+def _going(user: AbstractBaseUser) -> Replay | None:
+    """The user's replay with a run still unfinished, if any."""
+    return (
+        Replay.objects.filter(user=user, runs__status__in=UNFINISHED_STATUSES)
+        .order_by("-created_at")
+        .first()
+    )
+
+
+def _moments_ago(replay: Replay) -> bool:
+    return timezone.now() - replay.created_at < timedelta(seconds=settings.START_AGAIN_SECONDS)
+
+
+def visible_replay(user: AbstractBaseUser, replay_id: object) -> Replay | None:
+    """The replay if `user` owns it or is staff; None otherwise (its page says the same
+    whether it exists or not)."""
+    replay = Replay.objects.filter(pk=replay_id).select_related("check_of").first()
+    if replay is not None and (replay.user_id == user.pk or user.is_staff):
+        return replay
+    return None

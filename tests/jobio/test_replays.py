@@ -1,0 +1,120 @@
+"""Starting a replay of a checked job (jobio/replays.py): one run per ticked target, in
+the user's slots; one replay going per user, a double click taken for one, a daily
+cap, and a log that cannot be replayed refused with its reason. No job reaches the
+cluster here: the runs' submission waits for a commit these tests never make."""
+
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from jobio.models import CheckSource, JobCheck, Replay
+from jobio.replays import ReplayRefused, start_replay, time_limit_minutes
+from jobio.sandbox import parse
+from jobs.engines import Workload
+from jobs.models import BenchmarkRun, RunStatus
+from tests.jobio.logs import log
+
+MiB = 2**20
+LIMITS = {"seconds": 20, "memory_bytes": 768 * MiB, "max_bytes": 64 * MiB}
+
+
+def checked(user, name: str = "random-4k") -> JobCheck:
+    io = parse(log(name), **LIMITS)
+    return JobCheck.objects.create(
+        user=user, source=CheckSource.UPLOAD, label=f"Upload: {name}", io=io.to_json()
+    )
+
+
+@pytest.fixture
+def targets(dev_profile) -> list:
+    return list(dev_profile.targets.order_by("order"))
+
+
+def test_a_replay_runs_once_on_each_ticked_target_as_the_user_and_counts_for_no_exercise(
+    ada, targets, settings
+) -> None:
+    settings.REPLAY_SECONDS = 3
+    replay, started = start_replay(ada, checked(ada), targets)
+
+    assert started
+    runs = list(replay.runs.select_related("target").order_by("target__order"))
+    assert [run.target.key for run in runs] == [t.key for t in targets]
+    assert {run.cluster_username for run in runs} == {"sl-ada"}
+    assert {(run.exercise_id, run.course_id, run.calibration_id) for run in runs} == {
+        (None, None, None)
+    }
+    workload = Workload.model_validate(runs[0].workload)
+    assert (workload.block_size, workload.seconds, workload.direct) == (4096, 3, True)
+    assert replay.engine == "fio" and replay.job_bytes == 64 * MiB
+    assert "requests of 4 KiB" in replay.kept
+    # Within the user's slots, as a lab start's runs: the rest wait for a free one.
+    assert all(run.status in (RunStatus.QUEUED, RunStatus.WAITING) for run in runs)
+
+
+def test_a_second_click_on_the_same_check_gets_the_same_replay(ada, targets) -> None:
+    check = checked(ada)
+    first, _ = start_replay(ada, check, targets)
+
+    again, started = start_replay(ada, check, targets)
+
+    assert (again.pk, started) == (first.pk, False)
+    assert BenchmarkRun.objects.filter(user=ada).count() == len(targets)
+
+
+def test_one_replay_goes_at_a_time(ada, targets) -> None:
+    start_replay(ada, checked(ada), targets)
+
+    with pytest.raises(ReplayRefused, match="A replay of yours is still running"):
+        start_replay(ada, checked(ada, "sequential-1m"), targets)
+    assert Replay.objects.filter(user=ada).count() == 1
+
+
+def test_a_double_click_long_after_is_refused_while_the_first_still_runs(
+    ada, targets, settings
+) -> None:
+    check = checked(ada)
+    first, _ = start_replay(ada, check, targets)
+    Replay.objects.filter(pk=first.pk).update(
+        created_at=timezone.now() - timedelta(seconds=settings.START_AGAIN_SECONDS + 1)
+    )
+    with pytest.raises(ReplayRefused, match="still running"):
+        start_replay(ada, check, targets)
+
+
+def test_the_daily_cap_refuses_the_next_replay_and_says_when(ada, targets, settings) -> None:
+    settings.REPLAYS_PER_DAY = 2
+    for _ in range(2):
+        replay, _ = start_replay(ada, checked(ada), targets[:1])
+        replay.runs.update(status=RunStatus.COMPLETED)
+
+    with pytest.raises(ReplayRefused, match="2 replays in the last 24 hours.*tomorrow"):
+        start_replay(ada, checked(ada), targets[:1])
+    # A day later, it starts.
+    Replay.objects.update(created_at=timezone.now() - timedelta(days=1, seconds=1))
+    assert start_replay(ada, checked(ada), targets[:1])[1]
+
+
+def test_a_log_without_io_is_refused_with_its_reason_and_starts_nothing(ada, targets) -> None:
+    with pytest.raises(ReplayRefused, match="no reads or writes of files"):
+        start_replay(ada, checked(ada, "no-io"), targets)
+    assert not Replay.objects.exists() and not BenchmarkRun.objects.exists()
+
+
+def test_a_user_without_a_cluster_account_is_told_whom_to_ask(make_user, targets) -> None:
+    nobody = make_user()
+    with pytest.raises(ReplayRefused, match="no cluster account"):
+        start_replay(nobody, checked(nobody), targets)
+    assert not Replay.objects.exists()
+
+
+def test_no_target_ticked_starts_nothing(ada) -> None:
+    with pytest.raises(ReplayRefused, match="Choose at least one"):
+        start_replay(ada, checked(ada), [])
+
+
+def test_a_timed_replay_gets_a_limit_of_minutes_not_hours() -> None:
+    timed = Workload(pattern="random", block_size=4096, processes=1, size_per_process=MiB)
+    assert time_limit_minutes(timed.model_copy(update={"seconds": 3})) == 2
+    assert time_limit_minutes(timed.model_copy(update={"seconds": 60})) == 4
+    assert time_limit_minutes(timed) == 10
