@@ -107,6 +107,10 @@ def replay_of(
     # figure is a rate, which the job's bytes are divided by. IOR and mdtest, and a
     # replay that reads back, go once through their bytes.
     time_based = engine == "fio" and not reads_back
+    if time_based and io.footprint_bytes:
+        # Over files the size of the job's own (a process's share of them): scattered
+        # requests then land as far apart as the job's did, which a disk's seeks feel.
+        per_process = max(io.footprint_bytes // max(io.nprocs, 1), SMALLEST_PER_PROCESS)
     per_process = min(per_process, max(max_bytes // processes, SMALLEST_PER_PROCESS))
     unit = block * files
     per_process = max(per_process // unit, 1) * unit

@@ -153,3 +153,18 @@ def test_small_files_every_rank_opened_are_still_files_of_their_own() -> None:
     replay = replay_of(shared)
 
     assert (replay.engine, replay.workload.file_per_process) == ("mdtest", True)
+
+
+def test_scattered_requests_land_over_files_the_size_of_the_jobs() -> None:
+    # 16 MiB of 4 KiB writes scattered over a 64 MiB file: the replay's file is 64 MiB,
+    # so its requests are as far apart as the job's (a disk's seeks feel the distance).
+    scattered = job(
+        bytes_written=16 * MiB, writes=4096, common_sizes=((4 * KiB, 4096),),
+        sequential_requests=100, consecutive_requests=50, footprint_bytes=64 * MiB,
+    )  # fmt: skip
+
+    w = replay_of(scattered, seconds=5).workload
+
+    assert (w.pattern, w.block_size, w.size_per_process, w.seconds) == (
+        Pattern.RANDOM, 4 * KiB, 64 * MiB, 5,
+    )  # fmt: skip
