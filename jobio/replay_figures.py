@@ -56,14 +56,18 @@ class Measured:
         if not self.scale:
             return ""
         if self.scale >= 1:
-            return f"your job's is {self.scale:,.1f}× the replay's"
-        return f"the replay moved {1 / self.scale:,.0f}× your job's"
+            return f"your job's is {_times(self.scale)} the replay's"
+        return f"the replay moved {_times(1 / self.scale)} your job's"
 
     @property
     def total_seconds(self) -> float | None:
         if self.job_io_seconds is None:
             return None
         return self.job_io_seconds + (self.staging.seconds if self.staging else 0)
+
+
+def _times(ratio: float) -> str:
+    return f"{ratio:,.1f}×" if ratio < 10 else f"{ratio:,.0f}×"
 
 
 @dataclass(frozen=True)
@@ -107,10 +111,12 @@ def _staged(rows: list[Measured], staging: Staging | None) -> str:
             "above, as this site has no streaming figure of its shared targets yet (a "
             "calibration round measures one)."
         )
-    return (
-        f"{names}: your job would copy its {iec(staging.bytes_in)} of input there first "
-        f"and its {iec(staging.bytes_out)} of results back after, counted at {staging.source}."
-    )
+    copies = []
+    if staging.bytes_in:
+        copies.append(f"copy its {iec(staging.bytes_in)} of input there first")
+    if staging.bytes_out:
+        copies.append(f"copy its {iec(staging.bytes_out)} of results back after")
+    return f"{names}: your job would {' and '.join(copies)}, counted at {staging.source}."
 
 
 def _measured(
@@ -205,7 +211,7 @@ def _beside_the_rules(
     ruled = by_key.get(first)
     named = next((r.target_name for r in job.advice.ranking if r.target_key == first), first)
     there = (
-        f", where the replay measured {spoken_seconds(ruled.total_seconds)}"
+        f", where your job's I/O would take {spoken_seconds(ruled.total_seconds)}"
         if ruled
         else " (not replayed here: tick it too to measure it)"
     )

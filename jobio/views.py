@@ -140,6 +140,7 @@ def _result(
         "replay_error": replay_error,
         "replays": list(check.replays.all()[:5]),
         "replay_seconds": settings.REPLAY_SECONDS,
+        "replay_max_bytes": settings.REPLAY_MAX_BYTES,
     }
 
 

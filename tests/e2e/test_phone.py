@@ -10,18 +10,20 @@ from django.contrib.auth.models import Permission
 from django.utils import timezone
 from playwright.sync_api import Browser, expect
 
+from exercises.advisor.job_io import JobIO
 from exercises.calibration.models import Calibration
 from exercises.catalogue.models import MeasuredReference
 from exercises.courses.models import Course, Enrollment
-from jobio.models import JobCheck
+from jobio.models import JobCheck, Replay
+from jobio.replay import replay_of
 from jobio.sandbox import parse
-from jobs.models import BenchmarkRun
+from jobs.models import BenchmarkRun, RunResult, RunStatus
 from portal.models import ClusterAccount
 from portal.units import GiB
 from tests.e2e.browser import PHONE, ask_the_advisor, log_in, reads_whole_on_a_phone
 from tests.jobio.logs import log
 from tests.quotas import fill
-from tests.runs import make_runs
+from tests.runs import make_run, make_runs
 
 
 @pytest.mark.django_db(transaction=True)
@@ -45,6 +47,7 @@ def test_every_main_page_reads_whole_on_a_phone(
     staff = make_user(staff=True)
     ClusterAccount.objects.create(user=staff, username="sl-phone-staff")
     _calibrated(dev_profile, staff)
+    replay = _replayed(check, ada_account, dev_profile)
     cut: list[str] = []
 
     trainee_page = browser.new_context(viewport=PHONE).new_page()
@@ -56,6 +59,7 @@ def test_every_main_page_reads_whole_on_a_phone(
         ("storage", "/storage/"),
         ("check-my-job", "/check-my-job/"),
         ("check-my-job-result", f"/check-my-job/{check.pk}/"),
+        ("replay", f"/check-my-job/replays/{replay.pk}/"),  # six targets, staging on one
         ("courses", "/courses/"),
         ("course", f"/courses/{course.pk}/"),
         ("advisor", "/advisor/"),
@@ -99,6 +103,23 @@ def test_every_main_page_reads_whole_on_a_phone(
 def _job_io(name: str) -> dict:
     """A Darshan log of tests/jobio/logs read as the worker reads it, in the sandbox."""
     return parse(log(name), seconds=20, memory_bytes=768 * 2**20, max_bytes=64 * 2**20).to_json()
+
+
+def _replayed(check, account, profile) -> Replay:
+    """The check replayed on every target, each run completed with a figure."""
+    planned = replay_of(JobIO.from_json(check.io), seconds=3)
+    replay = Replay.objects.create(
+        user=account.user, check_of=check, engine=planned.engine,
+        workload=planned.workload.model_dump(mode="json"), job_bytes=planned.job_bytes,
+        replay_bytes=planned.replay_bytes, kept=list(planned.kept),
+        not_kept=list(planned.not_kept),
+    )  # fmt: skip
+    for n, target in enumerate(profile.targets.all()):
+        run = make_run(account, target, replay=replay, status=RunStatus.COMPLETED)
+        RunResult.objects.create(
+            run=run, engine="fio", processes=1, write_bytes_per_s=(2 + 300 * n) * 2**20
+        )
+    return replay
 
 
 def _calibrated(profile, staff) -> None:

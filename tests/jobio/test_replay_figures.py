@@ -75,6 +75,7 @@ def test_the_jobs_bytes_at_each_rate_and_staging_at_the_sites_streaming_figure(
     assert tmp.total_seconds == pytest.approx(5.0)
     assert "$SCRATCH's 512 MiB/s" in tmp.staging.source
     assert "2 GiB of results back" in found.staged
+    assert "input" not in found.staged  # the job read nothing: nothing to copy in
     assert found.fastest.target.key == "tmp"  # 5 s against $SCRATCH's 5.12
     assert found.chart["staging"][found.chart["labels"].index("$TMPDIR")] == 4.0
 
