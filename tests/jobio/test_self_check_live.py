@@ -4,17 +4,14 @@ recognise it as that exercise and advise as the exercise's lesson says. A small 
 of each (timed ones for 1 s instead of the lab's 2), on $SCRATCH: the I/O's shape,
 not the figure, is what is checked."""
 
-import time
-
 import pytest
 from django.conf import settings
 
 from exercises.advisor.facts import advice_for
-from exercises.advisor.job_io import JobIO
 from exercises.catalogue.lessons import claims_of
-from jobio.models import RunLog
 from jobs.models import BenchmarkRun
 from jobs.submission import start_run
+from tests.replay_check import io_of
 from tests.runs import follow
 
 pytestmark = [
@@ -40,17 +37,6 @@ def small(exercise):
     )
 
 
-def read_io_of(run, timeout: float = 90) -> JobIO:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        row = RunLog.objects.filter(run=run).first()
-        if row and row.io:
-            return JobIO.from_json(row.io)
-        assert not (row and (row.problem or row.missing)), row.problem or row.missing
-        time.sleep(0.3)
-    raise AssertionError(f"no I/O for {run.exercise.key} after {timeout}s")
-
-
 def test_every_dev_exercise_is_recognised_as_itself(
     live_portal, dev_profile, trainee_account, client
 ) -> None:
@@ -65,7 +51,7 @@ def test_every_dev_exercise_is_recognised_as_itself(
     for exercise, run in zip(exercises, done, strict=True):
         key = exercise.key
         assert run.status == "completed", f"{key}: {run.status_reason or run.parse_error}"
-        io = read_io_of(run)
+        io = io_of(run)
         syncs[key] = io.syncs
         # What a wrong name would be judged on, for its failure message.
         shapes[key] = (
