@@ -1,11 +1,11 @@
-"""Darshan checks and lab runs' logs in the admin: whose, which job or run, and whether
-it was read. Never the logs themselves, and never edited."""
+"""Darshan checks, their replays and lab runs' logs in the admin: whose, which job or
+run, and whether it was read. Never the logs themselves, and never edited."""
 
 from django.contrib import admin
-from django.db.models import QuerySet
+from django.db.models import Count, QuerySet
 from django.http import HttpRequest
 
-from jobio.models import JobCheck, RunLog
+from jobio.models import JobCheck, Replay, RunLog
 
 
 @admin.register(JobCheck)
@@ -49,6 +49,30 @@ class RunLogAdmin(admin.ModelAdmin):
     @admin.display(boolean=True)
     def read(self, row: RunLog) -> bool:
         return row.io is not None
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: object = None) -> bool:
+        return False
+
+
+@admin.register(Replay)
+class ReplayAdmin(admin.ModelAdmin):
+    """Whose job was replayed, when, with which engine, and on how many targets."""
+
+    list_display = ("created_at", "user", "engine", "job_bytes", "targets")
+    list_select_related = ("user",)
+    list_filter = ("engine",)
+    search_fields = ("user__username", "check_of__label")
+    date_hierarchy = "created_at"
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Replay]:
+        return super().get_queryset(request).annotate(target_count=Count("runs"))
+
+    @admin.display(description="targets", ordering="target_count")
+    def targets(self, replay: Replay) -> int:
+        return replay.target_count
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False
