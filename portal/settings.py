@@ -619,6 +619,9 @@ QUOTA_TOOL_PATH = os.getenv(
 )
 QUOTA_LOCAL_MAX_ENTRIES = envint("QUOTA_LOCAL_MAX_ENTRIES", "1000000")
 QUOTA_ONDEMAND_FILES = [p for p in os.getenv("QUOTA_ONDEMAND_FILES", "").split(":") if p]
+# Usage history (exercises/quotas/history.py): how many days of each account's readings
+# are kept (one an hour, one a day once a week old) for My storage's chart and forecast.
+QUOTA_HISTORY_DAYS = envint("QUOTA_HISTORY_DAYS", "90")
 # Anonymous /healthz (load balancers) answers from checks at most this old, per
 # web worker: probes cannot pile onto slurmrestd. Staff always get fresh checks.
 HEALTHZ_CACHE_SECONDS = float(os.getenv("HEALTHZ_CACHE_SECONDS", "5"))
@@ -655,6 +658,8 @@ CELERY_BEAT_SCHEDULE = {
     # The weather: readings of canaries that ended, then the canaries due; old readings go.
     "take-readings": {"task": "weather.tasks.take_readings", "schedule": 10},
     "drop-old-readings": {"task": "weather.tasks.drop_old_readings", "schedule": 600},
+    # Usage history: a day per sample once a week old, none past QUOTA_HISTORY_DAYS.
+    "thin-usage-history": {"task": "quotas.tasks.thin_usage_history", "schedule": 3600},
 }
 
 LOGGING = {

@@ -21,8 +21,14 @@ def mb(bytes_per_s: float | None) -> float | None:
 def iec(size: float) -> str:
     """1048576 -> '1 MiB', 4096 -> '4 KiB', 1536 -> '1.5 KiB'."""
     for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
-        if abs(size) < 1024 or unit == "TiB":
+        # 1023.9 MiB would print as "1.02e+03 MiB": three figures that round to 1,000
+        # or more are the next unit's 1.
+        if unit == "TiB" and abs(size) >= 999.5:
+            return f"{size:,.0f} TiB"
+        if abs(size) < 999.5 or unit == "TiB":
             return f"{size:.3g} {unit}" if unit != "B" else f"{int(size)} B"
+        if abs(size) < 1024 and unit == "B":
+            return f"{int(size)} B"
         size /= 1024
     raise AssertionError("unreachable")
 

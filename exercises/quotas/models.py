@@ -45,3 +45,26 @@ class Quota(models.Model):
     def known(self) -> bool:
         """The figures describe now: collected, and the last attempt worked."""
         return self.bytes_used is not None and self.collected_at is not None and not self.error
+
+
+class UsageSample(models.Model):
+    """One collected reading of an account's usage on a target, kept for its history
+    (exercises/quotas/history.py): at most one an hour, one a day once a week old,
+    none beyond QUOTA_HISTORY_DAYS."""
+
+    account = models.ForeignKey(
+        "portal.ClusterAccount", on_delete=models.CASCADE, related_name="usage_samples"
+    )
+    target = models.ForeignKey(
+        "catalogue.StorageTarget", on_delete=models.CASCADE, related_name="usage_samples"
+    )
+    at = models.DateTimeField()
+    bytes_used = models.PositiveBigIntegerField()
+    files_used = models.PositiveBigIntegerField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["at"]
+        indexes = [models.Index(fields=["account", "target", "at"], name="usage_sample_series")]
+
+    def __str__(self) -> str:
+        return f"{self.account} on {self.target} at {self.at:%Y-%m-%d %H:%M}"

@@ -1,10 +1,12 @@
 """What "My storage" and the banner show: per target, how full (space and files) against
 the limit where trouble starts (the soft limit, else the hard one), coloured at 80% and
-95%, the grace period when over a soft limit, and when the figures were collected."""
+95%, the grace period when over a soft limit, when the figures were collected, the last
+30 days, and when it fills at the recent pace (forecast.py), in words."""
 
 import contextlib
-from dataclasses import dataclass
-from datetime import datetime
+import math
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
 from enum import StrEnum
 from functools import cached_property
 
@@ -16,6 +18,8 @@ from django.utils.timesince import timeuntil
 from redis.exceptions import RedisError
 
 from exercises.catalogue.models import QuotaCollector, SiteProfile, StorageTarget
+from exercises.quotas.forecast import WINDOW, Forecast, forecast
+from exercises.quotas.history import Series, series, series_of
 from exercises.quotas.models import Quota
 from portal.models import ClusterAccount
 from portal.units import iec
@@ -146,6 +150,27 @@ def source_of(collector: str) -> str:
     return FROM_THE_FILESYSTEM.format(tool=QuotaCollector(collector).label)
 
 
+def points_of(series: Series, meter: "Meter") -> list[tuple[datetime, int]]:
+    """The meter's own figures (space, or files) out of a target's history."""
+    index = 1 if meter.what == "Space" else 2
+    return [(row[0], row[index]) for row in series if row[index] is not None]
+
+
+def fills_in(fc: Forecast, now: datetime) -> str:
+    """'in about 6 days (5–8), around 3 December'."""
+    days = fc.days or 0.0
+    when = timezone.localtime(now + timedelta(days=days))
+    spread = ""
+    if fc.soonest is not None and fc.latest is not None:
+        # Whole days that hold the range; a tenth of a day's jitter is no range.
+        soonest, latest = math.floor(fc.soonest + 0.1), math.ceil(fc.latest - 0.1)
+        spread = f" ({soonest}–{latest})" if latest > soonest else ""
+    about = (
+        "within a day" if days < 1 else f"in about {days:.0f} day{'s' if round(days) != 1 else ''}"
+    )
+    return f"{about}{spread}, around {when:%-d %B}"
+
+
 @dataclass
 class TargetStorage:
     """One target on the "My storage" page."""
@@ -154,6 +179,43 @@ class TargetStorage:
     directory: str
     quota: Quota | None
     reported: bool  # the site collects usage on this target
+    history: Series = field(default_factory=list)  # the last 30 days
+
+    @cached_property
+    def forecasts(self) -> list[tuple["Meter", Forecast, str]]:
+        """Per meter with a limit: its forecast, and the sentence My storage says."""
+        now = timezone.now()
+        found = []
+        for meter in self.meters:
+            if meter.limit is None:
+                continue
+            fc = forecast(points_of(self.history, meter), meter.used, meter.limit, now)
+            found.append((meter, fc, self._said(meter, fc, now)))
+        return found
+
+    def _said(self, meter: "Meter", fc: Forecast, now: datetime) -> str:
+        what = "Space" if meter.what == "Space" else "The file count"
+        if fc.days is None:
+            return f"{what}: no forecast. {fc.why}"
+        if fc.days == 0:
+            return f"{what}: {fc.why}"
+        pace = iec(fc.per_day) if meter.what == "Space" else f"{fc.per_day:,.0f} files"
+        return (
+            f"{what} fills {fills_in(fc, now)}, at your pace of the last {WINDOW.days} "
+            f"days (+{pace} a day)."
+        )
+
+    @property
+    def chart(self) -> dict:
+        """The last 30 days of space used, in GiB, and the limit (storage.js)."""
+        limit = self.meters[0].limit if self.meters else None
+        return {
+            "labels": [
+                timezone.localtime(at).strftime("%-d %b %H:%M") for at, _, _ in self.history
+            ],
+            "used": [round(used / 2**30, 3) for _, used, _ in self.history],
+            "limit": round(limit / 2**30, 3) if limit else None,
+        }
 
     @property
     def known(self) -> bool:
@@ -183,16 +245,18 @@ _SEVERITY = [Level.NO_LIMIT, Level.OK, Level.WARNING, Level.CRITICAL]
 
 
 def for_account(profile: SiteProfile, account: ClusterAccount) -> list[TargetStorage]:
-    """Every target of the profile, with the account's figures (two queries)."""
+    """Every target of the profile, with the account's figures and history (3 queries)."""
     targets = list(profile.targets.select_related("quota_source"))
     mine = Quota.objects.filter(account=account, target__profile=profile)
     quotas = {q.target_id: q for q in mine}
+    past = series(account)
     return [
         TargetStorage(
             target=t,
             directory=t.directory_for(account.username),
             quota=quotas.get(t.pk),
             reported=t.pk in quotas or hasattr(t, "quota_source"),
+            history=past.get(t.pk, []),
         )
         for t in targets
     ]
@@ -207,6 +271,7 @@ class Alert:
     percent: float
     level: str
     amount: str  # "3.5 MiB of 4 MiB"
+    fills_in: str = ""  # at the recent pace, within a week: "in about 5 days, around 2 Dec"
 
 
 def alerts_for(user: AbstractBaseUser) -> list[Alert]:
@@ -218,13 +283,35 @@ def alerts_for(user: AbstractBaseUser) -> list[Alert]:
         bytes_used__isnull=False,
         collected_at__isnull=False,
     ).select_related("target")
+    quotas = list(quotas)
     alerts = [
         Alert(quota.target.name, meter.what.lower(), meter.percent, meter.level.value, meter.amount)
         for quota in quotas
         for meter in meters(quota)
         if meter.percent is not None and meter.percent >= WARNING_PERCENT
     ]
-    return sorted(alerts, key=lambda a: -a.percent)
+    return _filling(quotas) + sorted(alerts, key=lambda a: -a.percent)
+
+
+def _filling(quotas: list[Quota]) -> list[Alert]:
+    """The targets that fill within a week at the recent pace, soonest first (1 query)."""
+    if not quotas:
+        return []
+    now = timezone.now()
+    past = series_of(quotas, days=WINDOW.days)
+    found = []
+    for quota in quotas:
+        for meter in meters(quota):
+            if meter.limit is None or meter.used >= meter.limit:
+                continue
+            points = points_of(past.get((quota.account_id, quota.target_id), []), meter)
+            fc = forecast(points, meter.used, meter.limit, now)
+            if fc.within_a_week:
+                found.append(
+                    (fc.days, Alert(quota.target.name, meter.what.lower(), meter.percent,
+                                    Level.WARNING.value, meter.amount, fills_in(fc, now)))
+                )  # fmt: skip
+    return [alert for _, alert in sorted(found, key=lambda pair: pair[0])]
 
 
 # The banner is on every page, so its answer is kept in the cache (Redis) and dropped

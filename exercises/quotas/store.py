@@ -8,6 +8,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from exercises.catalogue.models import StorageTarget
+from exercises.quotas import history
 from exercises.quotas.models import Quota
 from exercises.quotas.status import forget_alerts
 from exercises.quotas.usage import Usage
@@ -41,6 +42,7 @@ def record_usage(
         quota.attempted_at = now
         quota.error = ""
         quota.save()
+        history.keep(quota)
     forget_alerts(account.user_id)
     return quota
 

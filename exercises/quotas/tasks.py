@@ -1,5 +1,6 @@
-"""The quota round's Celery task: thin, the work is in collectors.py. It keeps the name
-it had before the split (the beat schedule and queued messages use it)."""
+"""The quota round's Celery task (thin, the work is in collectors.py) and the history's
+thinning (history.py). The round keeps the name it had before the split (the beat
+schedule and queued messages use it)."""
 
 import logging
 
@@ -8,6 +9,7 @@ from django.conf import settings
 from django.core.cache import cache
 
 from exercises.catalogue import profiles
+from exercises.quotas import history
 from exercises.quotas.collectors import collect_all
 
 log = logging.getLogger(__name__)
@@ -40,3 +42,11 @@ def collect_quotas() -> None:
             log.warning("quotas: %s", note)
     finally:
         cache.delete(COLLECT_LOCK_KEY)
+
+
+@shared_task(name="quotas.tasks.thin_usage_history")
+def thin_usage_history() -> None:
+    """Beat, hourly: the usage history thinned with age (history.py)."""
+    dropped = history.thin()
+    if dropped:
+        log.info("quotas: %d usage samples thinned or past their days", dropped)
