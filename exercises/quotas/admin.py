@@ -1,8 +1,9 @@
 """Quotas in the admin, in the units people read (GiB, not bytes)."""
 
 from django.contrib import admin
+from django.http import HttpRequest
 
-from exercises.quotas.models import Quota
+from exercises.quotas.models import Quota, UsageSample
 from portal.units import iec
 
 
@@ -31,3 +32,24 @@ class QuotaAdmin(admin.ModelAdmin):
     @admin.display(description="hard limit", ordering="bytes_hard")
     def hard(self, quota: Quota) -> str:
         return _size(quota.bytes_hard)
+
+
+@admin.register(UsageSample)
+class UsageSampleAdmin(admin.ModelAdmin):
+    """The usage history My storage draws and forecasts from, as collected: never edited."""
+
+    list_display = ("at", "account", "target", "used", "files_used")
+    list_filter = ("target__profile",)
+    list_select_related = ("account", "target")
+    search_fields = ("account__username",)
+    date_hierarchy = "at"
+
+    @admin.display(description="used", ordering="bytes_used")
+    def used(self, sample: UsageSample) -> str:
+        return _size(sample.bytes_used)
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: object = None) -> bool:
+        return False
