@@ -1,7 +1,7 @@
 """Replay my job: a checked job's I/O, turned into a bounded benchmark (replay.py), run
 on the targets its owner ticks, as their cluster account, through the lab's pipeline
 (slots, waiting runs, cancel, results, faults); and what the runs say in the job's
-terms (answer.py).
+terms (replay_figures.py).
 
 `start_replay` saves one run per target, or none at all, and raises ReplayRefused with
 what to tell the user. The rules, in this order, checked in one transaction holding the
@@ -29,6 +29,7 @@ from django.utils import timezone
 
 from exercises.advisor.job_io import JobIO
 from exercises.catalogue.models import StorageTarget
+from exercises.catalogue.profiles import active
 from exercises.quotas.checks import quota_problems
 from jobio.models import JobCheck, Replay
 from jobio.replay import NotReplayable, replay_of
@@ -64,6 +65,10 @@ def start_replay(
         raise ReplayRefused(str(e)) from None
     if not targets:
         raise ReplayRefused("Choose at least one storage target to replay the job on.")
+    site = active()
+    foreign = [t.name for t in targets if site is None or t.profile_id != site.pk]
+    if foreign:
+        raise ReplayRefused(f"{', '.join(foreign)} is not a storage target of this site.")
     workload = planned.workload
     with transaction.atomic():
         account = ClusterAccount.objects.select_for_update().filter(user=user).first()

@@ -8,6 +8,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
+from exercises.catalogue.models import SiteProfile, StorageTarget
 from jobio.models import CheckSource, JobCheck, Replay
 from jobio.replays import ReplayRefused, start_replay, time_limit_minutes
 from jobio.sandbox import parse
@@ -118,3 +119,13 @@ def test_a_timed_replay_gets_a_limit_of_minutes_not_hours() -> None:
     assert time_limit_minutes(timed.model_copy(update={"seconds": 3})) == 2
     assert time_limit_minutes(timed.model_copy(update={"seconds": 60})) == 4
     assert time_limit_minutes(timed) == 10
+
+
+def test_a_target_of_another_site_starts_nothing(ada, targets) -> None:
+    other = StorageTarget.objects.create(
+        profile=SiteProfile.objects.create(name="elsewhere", title="Elsewhere"),
+        key="lustre", name="$LUSTRE", filesystem="Lustre", path_template="/lustre/{user}",
+    )  # fmt: skip
+    with pytest.raises(ReplayRefused, match=r"\$LUSTRE is not a storage target of this site"):
+        start_replay(ada, checked(ada), [*targets[:1], other])
+    assert not Replay.objects.exists()
