@@ -2,6 +2,7 @@ from collections.abc import Iterable
 
 from django import forms
 
+from exercises.catalogue.forms import TargetsForm, targets_field
 from exercises.catalogue.models import StorageTarget
 
 
@@ -24,24 +25,11 @@ class JobIdForm(forms.Form):
     )
 
 
-class ReplayForm(forms.Form):
+class ReplayForm(TargetsForm):
     """The targets a checked job is replayed on: every one of the site's, unless unticked."""
 
-    targets = forms.MultipleChoiceField(
-        widget=forms.CheckboxSelectMultiple,
-        error_messages={
-            "required": "Choose at least one storage target to replay the job on.",
-            "invalid_choice": "%(value)s is not a storage target of this site. Choose one "
-            "of the targets listed.",
-        },
-    )
+    targets = targets_field("replay the job on")
 
     def __init__(self, *args: object, targets: Iterable[StorageTarget], **kwargs: object):
-        """`targets`: the site's, in their order; every one ticked at first."""
-        super().__init__(*args, **kwargs)
-        self.target_objects = {t.key: t for t in targets}
-        self.fields["targets"].choices = [(t.key, t.name) for t in self.target_objects.values()]
+        super().__init__(*args, targets=targets, **kwargs)
         self.fields["targets"].initial = list(self.target_objects)
-
-    def chosen_targets(self) -> list[StorageTarget]:
-        return [self.target_objects[key] for key in self.cleaned_data["targets"]]

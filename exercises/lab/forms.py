@@ -1,12 +1,11 @@
 """The lab form: which targets an exercise runs on, and how often."""
 
 import secrets
-from collections.abc import Iterable
 
 from django import forms
 from django.core.validators import RegexValidator
 
-from exercises.catalogue.models import StorageTarget
+from exercises.catalogue.forms import TargetsForm, targets_field
 from exercises.lab.start import REPEATS
 
 
@@ -14,15 +13,9 @@ def new_click() -> str:
     return secrets.token_hex(8)
 
 
-class StartRunsForm(forms.Form):
-    targets = forms.MultipleChoiceField(
-        widget=forms.CheckboxSelectMultiple,
-        error_messages={
-            "required": "Choose at least one storage target to run the exercise on.",
-            "invalid_choice": "%(value)s is not a storage target of this site. Choose one "
-            "of the targets listed.",
-        },
-    )
+class StartRunsForm(TargetsForm):
+    targets = targets_field("run the exercise on")
+
     # Left out (an older page, a script): once.
     repeat = forms.TypedChoiceField(
         label="Runs on each target",
@@ -48,12 +41,3 @@ class StartRunsForm(forms.Form):
 
     # Sent by "Start them once more" (exercises/lab/start.py: StartAgain).
     again = forms.BooleanField(required=False, widget=forms.HiddenInput)
-
-    def __init__(self, *args: object, targets: Iterable[StorageTarget], **kwargs: object):
-        """`targets`: the site's, in their order."""
-        super().__init__(*args, **kwargs)
-        self.target_objects = {t.key: t for t in targets}
-        self.fields["targets"].choices = [(t.key, t.name) for t in self.target_objects.values()]
-
-    def chosen_targets(self) -> list:
-        return [self.target_objects[key] for key in self.cleaned_data["targets"]]

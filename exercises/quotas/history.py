@@ -7,7 +7,7 @@ from collections import defaultdict
 from datetime import datetime, timedelta
 
 from django.conf import settings
-from django.db.models import Exists, OuterRef
+from django.db.models import Exists, OuterRef, QuerySet
 from django.db.models.functions import TruncDate
 from django.utils import timezone
 
@@ -63,25 +63,25 @@ def thin(now: datetime | None = None) -> int:
 
 def series(account: ClusterAccount, days: int = CHART_DAYS) -> dict[int, Series]:
     """Target id -> the account's samples of the last `days`, oldest first (1 query)."""
-    since = timezone.now() - timedelta(days=days)
-    rows = UsageSample.objects.filter(account=account, at__gte=since).values_list(
-        "target_id", "at", "bytes_used", "files_used"
-    )
-    found: dict[int, Series] = defaultdict(list)
-    for target_id, at, used, files in rows.order_by("at"):
-        found[target_id].append((at, used, files))
-    return dict(found)
+    found = _series(UsageSample.objects.filter(account=account), days)
+    return {target_id: samples for (_, target_id), samples in found.items()}
 
 
 def series_of(quotas: list[Quota], days: int) -> dict[tuple[int, int], Series]:
     """(account id, target id) -> the samples of the last `days` of these quotas (1 query)."""
-    since = timezone.now() - timedelta(days=days)
-    rows = UsageSample.objects.filter(
+    samples = UsageSample.objects.filter(
         account_id__in={q.account_id for q in quotas},
         target_id__in={q.target_id for q in quotas},
-        at__gte=since,
-    ).values_list("account_id", "target_id", "at", "bytes_used", "files_used")
+    )
+    return _series(samples, days)
+
+
+def _series(samples: QuerySet[UsageSample], days: int) -> dict[tuple[int, int], Series]:
+    since = timezone.now() - timedelta(days=days)
+    rows = samples.filter(at__gte=since).order_by("at")
     found: dict[tuple[int, int], Series] = defaultdict(list)
-    for account_id, target_id, at, used, files in rows.order_by("at"):
+    for account_id, target_id, at, used, files in rows.values_list(
+        "account_id", "target_id", "at", "bytes_used", "files_used"
+    ):
         found[(account_id, target_id)].append((at, used, files))
     return dict(found)

@@ -1,13 +1,25 @@
-"""The committed logs (logs/README.md) and the bad ones tests make from them."""
+"""The committed logs (logs/README.md), the bad ones tests make from them, and a user's
+check of one as the worker leaves it once read."""
 
 import zlib
 from pathlib import Path
+
+from jobio.models import CheckSource, JobCheck
+from jobio.sandbox import parse
 
 LOGS = Path(__file__).parent / "logs"
 
 
 def log(name: str) -> Path:
     return LOGS / f"{name}.darshan"
+
+
+def checked(user, name: str = "random-4k") -> JobCheck:
+    """`user`'s check of log `name`, read in the sandbox as the worker reads it."""
+    io = parse(log(name), seconds=20, memory_bytes=768 * 2**20, max_bytes=64 * 2**20)
+    return JobCheck.objects.create(
+        user=user, source=CheckSource.UPLOAD, label=f"Upload: {name}", io=io.to_json()
+    )
 
 
 def truncated(tmp: Path, name: str = "example", keep: float = 0.6) -> Path:

@@ -8,26 +8,19 @@ import pytest
 from exercises.advisor.facts import advice_for
 from exercises.advisor.job_io import JobIO
 from exercises.catalogue.models import MeasuredReference
-from jobio.models import CheckSource, JobCheck
 from jobio.replay_figures import answer
 from jobio.replays import start_replay
-from jobio.sandbox import parse
 from jobs.models import RunResult, RunStatus
-from tests.jobio.logs import log
+from tests.jobio.logs import checked
 
 MiB = 2**20
-LIMITS = {"seconds": 20, "memory_bytes": 768 * MiB, "max_bytes": 64 * MiB}
 
 
 @pytest.fixture
 def stream(ada, dev_profile, settings):
     """A replay of fio's 2 GiB stream in 1 MiB writes on every dev target, for 3 s."""
     settings.REPLAY_SECONDS = 3
-    io = parse(log("sequential-1m"), **LIMITS)
-    check = JobCheck.objects.create(
-        user=ada, source=CheckSource.UPLOAD, label="Upload", io=io.to_json()
-    )
-    replay, _ = start_replay(ada, check, list(dev_profile.targets.all()))
+    replay, _ = start_replay(ada, checked(ada, "sequential-1m"), list(dev_profile.targets.all()))
     return replay
 
 

@@ -5,20 +5,11 @@ of no site starts nothing. No job reaches the cluster: nothing here commits."""
 import pytest
 from django.urls import reverse
 
-from jobio.models import CheckSource, JobCheck, Replay
-from jobio.sandbox import parse
+from jobio.models import Replay
 from jobs.models import BenchmarkRun
-from tests.jobio.logs import log
+from tests.jobio.logs import checked
 
 pytestmark = pytest.mark.django_db
-MiB = 2**20
-
-
-def checked(user, name: str = "random-4k") -> JobCheck:
-    io = parse(log(name), seconds=20, memory_bytes=768 * MiB, max_bytes=64 * MiB)
-    return JobCheck.objects.create(
-        user=user, source=CheckSource.UPLOAD, label="Up", io=io.to_json()
-    )
 
 
 def start(client, check, targets):

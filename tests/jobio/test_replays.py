@@ -9,22 +9,13 @@ import pytest
 from django.utils import timezone
 
 from exercises.catalogue.models import SiteProfile, StorageTarget
-from jobio.models import CheckSource, JobCheck, Replay
+from jobio.models import Replay
 from jobio.replays import ReplayRefused, start_replay, time_limit_minutes
-from jobio.sandbox import parse
 from jobs.engines import Workload
 from jobs.models import BenchmarkRun, RunStatus
-from tests.jobio.logs import log
+from tests.jobio.logs import checked
 
 MiB = 2**20
-LIMITS = {"seconds": 20, "memory_bytes": 768 * MiB, "max_bytes": 64 * MiB}
-
-
-def checked(user, name: str = "random-4k") -> JobCheck:
-    io = parse(log(name), **LIMITS)
-    return JobCheck.objects.create(
-        user=user, source=CheckSource.UPLOAD, label=f"Upload: {name}", io=io.to_json()
-    )
 
 
 @pytest.fixture
