@@ -18,7 +18,8 @@ logged in is known only after the session and authentication middleware, so that
 is a second middleware, `AnonymousBodyLimit`, placed after them: it still runs before
 the CSRF check and the view read anything, since the CSRF check reads the form in its
 process_view, which Django calls after every middleware's __call__. The job script's
-posts (a result, a run's logs) log nobody in: their run's secret authenticates them,
+posts (a result, a run's logs, a storage scan's answer) log nobody in: their secret
+authenticates them,
 and their own limits stand.
 """
 
@@ -37,6 +38,7 @@ FORM_OVERHEAD = 64 * 1024
 RESULT_PATH = re.compile(r"^/jobs/runs/[0-9a-f-]{36}/result$")
 DARSHAN_UPLOAD_PATH = "/check-my-job/upload"
 RUN_LOGS_PATH = re.compile(r"^/check-my-job/runs/[0-9a-f-]{36}/logs$")
+SCAN_RESULT_PATH = re.compile(r"^/storage/scans/[0-9a-f-]{36}/result$")
 
 
 # A login form is a few hundred bytes; an upload waits until its sender logged in.
@@ -44,8 +46,8 @@ ANONYMOUS_MAX_BYTES = 64 * 1024
 
 
 def posted_by_a_job(path: str) -> bool:
-    """A job script's post, authenticated by its run's secret, not a login."""
-    return bool(RESULT_PATH.match(path) or RUN_LOGS_PATH.match(path))
+    """A job script's post, authenticated by its run's (or scan's) secret, not a login."""
+    return any(p.match(path) for p in (RESULT_PATH, RUN_LOGS_PATH, SCAN_RESULT_PATH))
 
 
 def declared_length(request: HttpRequest) -> int:
@@ -61,6 +63,8 @@ def body_limit(path: str) -> int:
         return settings.RESULT_MAX_BYTES
     if RUN_LOGS_PATH.match(path):
         return settings.RUN_DARSHAN_MAX_BYTES
+    if SCAN_RESULT_PATH.match(path):
+        return settings.SCAN_RESULT_MAX_BYTES
     if path == DARSHAN_UPLOAD_PATH:
         return settings.DARSHAN_MAX_BYTES + FORM_OVERHEAD
     return settings.REQUEST_MAX_BYTES

@@ -622,6 +622,34 @@ QUOTA_ONDEMAND_FILES = [p for p in os.getenv("QUOTA_ONDEMAND_FILES", "").split("
 # Usage history (exercises/quotas/history.py): how many days of each account's readings
 # are kept (one an hour, one a day once a week old) for My storage's chart and forecast.
 QUOTA_HISTORY_DAYS = envint("QUOTA_HISTORY_DAYS", "90")
+# The storage scan (exercises/quotas/scans.py): a job as the user on every target they
+# have a directory on, for what fills it and what the purge takes. Each target's walk
+# stops after SCAN_MAX_ENTRIES entries or SCAN_SECONDS seconds; SCAN_TOP directories
+# and files are named; a user may start one every SCAN_AGAIN_MINUTES; every
+# SCAN_INTERVAL_HOURS the users active in the last SCAN_ACTIVE_DAYS are scanned (0: never).
+SCAN_MAX_ENTRIES = envint("SCAN_MAX_ENTRIES", "2000000")
+SCAN_SECONDS = envint("SCAN_SECONDS", "300")
+SCAN_TOP = envint("SCAN_TOP", "20")
+SCAN_AGAIN_MINUTES = envint("SCAN_AGAIN_MINUTES", "10")
+SCAN_INTERVAL_HOURS = envint("SCAN_INTERVAL_HOURS", "24")
+SCAN_ACTIVE_DAYS = envint("SCAN_ACTIVE_DAYS", "14")
+SCAN_RESULT_MAX_BYTES = envint("SCAN_RESULT_MAX_BYTES", str(512 * 1024))
+# Targets whose purge the portal itself runs, by the profile's [targets.purge] table, as
+# each account's job, every PURGE_INTERVAL_HOURS (comma-separated keys; exercises/quotas/
+# purge.py). A site's own purge (Robinhood, a cron job) needs none: the dev cluster's
+# $SCRATCH has no other.
+PURGE_TARGETS = [k for k in os.getenv("PURGE_TARGETS", "").split(",") if k]
+PURGE_INTERVAL_HOURS = envint("PURGE_INTERVAL_HOURS", "24")
+# E-mail to a user once each time a forecast or a purge crosses its line (notices.py):
+# a target filling within 7 days, files due for purge within 3. Off unless set; the
+# demo's console backend prints them in the worker's log.
+STORAGE_NOTICES = envbool("STORAGE_NOTICES", "false")
+# Where the portal is for its users (links in e-mails), and how mail leaves it.
+PORTAL_URL = os.getenv("PORTAL_URL", "http://localhost:8000")
+EMAIL_BACKEND = os.getenv("EMAIL_BACKEND", "django.core.mail.backends.smtp.EmailBackend")
+EMAIL_HOST = os.getenv("EMAIL_HOST", "localhost")
+EMAIL_PORT = envint("EMAIL_PORT", "25")
+DEFAULT_FROM_EMAIL = os.getenv("DEFAULT_FROM_EMAIL", "storagelab@localhost")
 # Anonymous /healthz (load balancers) answers from checks at most this old, per
 # web worker: probes cannot pile onto slurmrestd. Staff always get fresh checks.
 HEALTHZ_CACHE_SECONDS = float(os.getenv("HEALTHZ_CACHE_SECONDS", "5"))
@@ -660,6 +688,10 @@ CELERY_BEAT_SCHEDULE = {
     "drop-old-readings": {"task": "weather.tasks.drop_old_readings", "schedule": 600},
     # Usage history: a day per sample once a week old, none past QUOTA_HISTORY_DAYS.
     "thin-usage-history": {"task": "quotas.tasks.thin_usage_history", "schedule": 3600},
+    # Scans whose job ended without an answer are ended; the periodic scans and purges.
+    "follow-scans": {"task": "quotas.tasks.follow_scans", "schedule": 60},
+    "scan-storage": {"task": "quotas.tasks.scan_storage", "schedule": 3600},
+    "purge-storage": {"task": "quotas.tasks.purge_storage", "schedule": 3600},
 }
 
 LOGGING = {

@@ -6,7 +6,7 @@ correct them in the admin."""
 import re
 
 from django.core.exceptions import ValidationError
-from django.core.validators import RegexValidator
+from django.core.validators import MaxValueValidator, MinValueValidator, RegexValidator
 from django.db import models
 from django.utils import timezone
 
@@ -60,6 +60,13 @@ class SiteProfile(models.Model):
         return self.title
 
 
+class PurgeBy(models.TextChoices):
+    """Which of a file's times a purge reads: when it was last read, or last written."""
+
+    ACCESS = "access", "not accessed"
+    MODIFY = "modify", "not modified"
+
+
 class StorageTarget(models.Model):
     """A filesystem users can put their data on ($HOME, $GLOBAL, $TMPDIR, ...)."""
 
@@ -91,6 +98,14 @@ class StorageTarget(models.Model):
     redundancy = models.CharField(max_length=200, blank=True)
     hardware = models.TextField(blank=True)
     purge_policy = models.CharField(max_length=200, blank=True)
+    # The purge as data (a profile's [targets.purge] table, exercises/catalogue/purges.py):
+    # files not accessed (or not modified) for purge_days days are removed; purge_exempt's
+    # patterns (paths below the user's directory) never are. None: no purge by age.
+    purge_days = models.PositiveSmallIntegerField(
+        null=True, blank=True, validators=[MinValueValidator(1), MaxValueValidator(3650)]
+    )
+    purge_by = models.CharField(max_length=8, choices=PurgeBy.choices, default=PurgeBy.ACCESS)
+    purge_exempt = models.JSONField(default=list, blank=True)
     use_for = models.JSONField(default=list, blank=True)
     avoid_for = models.JSONField(default=list, blank=True)
 
@@ -110,6 +125,14 @@ class StorageTarget(models.Model):
         validate_path_template(self.path_template)
         cluster_username_validator(cluster_username)
         return self.path_template.replace("{user}", cluster_username)
+
+    @property
+    def purge_rule(self) -> str:
+        """'files not accessed for 14 days are removed', or '' without a purge by age."""
+        if self.purge_days is None:
+            return ""
+        days = f"{self.purge_days} day{'s' if self.purge_days != 1 else ''}"
+        return f"files {PurgeBy(self.purge_by).label} for {days} are removed"
 
     @property
     def variable(self) -> str | None:

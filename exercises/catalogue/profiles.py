@@ -2,7 +2,8 @@
 exercises/catalogue/sites/NAME.toml into the database (again: it updates).
 
 A target may carry a `[targets.quota]` table (collector, filesystem): how its usage is
-collected, see quota_sources.py.
+collected, see quota_sources.py; and a `[targets.purge]` table (days, by, exempt): which
+files the site's purge removes, see purges.py.
 
 An exercise may state what one run of it should show, as `claims` (lessons.py).
 
@@ -42,12 +43,17 @@ from exercises.catalogue.models import (
     StorageTarget,
     Unit,
 )
+from exercises.catalogue.purges import save_purge
 from exercises.catalogue.quota_sources import save_quota_source
 from portal.errors import NotFound
 
 # Every site profile the portal ships, one TOML file each.
 PROFILES = Path(__file__).resolve().parent / "sites"
-TARGET_FIELDS = [f.name for f in StorageTarget._meta.fields if f.name not in ("id", "profile")]
+# The purge's fields come from the target's [targets.purge] table (purges.py).
+PURGE_FIELDS = ("purge_days", "purge_by", "purge_exempt")
+TARGET_FIELDS = [
+    f.name for f in StorageTarget._meta.fields if f.name not in ("id", "profile", *PURGE_FIELDS)
+]
 EXERCISE_FIELDS = [f.name for f in Exercise._meta.fields if f.name not in ("id", "profile")]
 BANDWIDTH_UNITS = (Unit.MIB_S, Unit.MB_S)
 
@@ -172,6 +178,7 @@ def load(data: dict[str, Any]) -> SiteProfile:
     profile.full_clean()  # e.g. an engine not in jobs.engines.ENGINES
     for order, item in enumerate(data.get("targets", [])):
         quota = item.pop("quota", None)
+        purge = item.pop("purge", None)
         target, _ = StorageTarget.objects.update_or_create(
             profile=profile,
             key=item["key"],
@@ -179,6 +186,7 @@ def load(data: dict[str, Any]) -> SiteProfile:
         )
         target.full_clean()
         save_quota_source(target, quota)
+        save_purge(target, purge)
     claims: dict[str, list] = {}
     for order, item in enumerate(data.get("exercises", [])):
         before = profile.exercises.filter(key=item["key"]).first()

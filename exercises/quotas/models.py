@@ -68,3 +68,41 @@ class UsageSample(models.Model):
 
     def __str__(self) -> str:
         return f"{self.account} on {self.target} at {self.at:%Y-%m-%d %H:%M}"
+
+
+class StorageScan(models.Model):
+    """A job run as the account through Slurm on every target it has a directory on
+    (scans.py): a scan says what fills each directory and what the purge will take
+    (scanner.py); a purge (purge.py, the dev cluster's own) removes what its policy
+    says. The job posts its answer once, with the scan's secret (only its hash is kept)."""
+
+    class Kind(models.TextChoices):
+        SCAN = "scan", "scan"
+        PURGE = "purge", "purge"
+
+    class Status(models.TextChoices):
+        SUBMITTED = "submitted", "running"
+        DONE = "done", "done"
+        FAILED = "failed", "failed"
+
+    account = models.ForeignKey(
+        "portal.ClusterAccount", on_delete=models.CASCADE, related_name="storage_scans"
+    )
+    kind = models.CharField(max_length=8, choices=Kind.choices, default=Kind.SCAN)
+    key = models.UUIDField(unique=True)
+    token_hash = models.CharField(max_length=64)
+    status = models.CharField(max_length=12, choices=Status.choices, default=Status.SUBMITTED)
+    slurm_job_id = models.PositiveBigIntegerField(null=True, blank=True)
+    started_at = models.DateTimeField()
+    deadline = models.DateTimeField(null=True, blank=True)  # no answer by then: failed
+    ended_at = models.DateTimeField(null=True, blank=True)
+    error = models.TextField(blank=True)
+    # What the job answered, checked (scans.py: Answer): per target key, its walk.
+    found = models.JSONField(default=dict, blank=True)
+
+    class Meta:
+        ordering = ["-started_at"]
+        indexes = [models.Index(fields=["account", "kind", "-started_at"], name="scan_latest")]
+
+    def __str__(self) -> str:
+        return f"{self.kind} of {self.account} at {self.started_at:%Y-%m-%d %H:%M}"

@@ -1,6 +1,7 @@
-"""The quota round's Celery task (thin, the work is in collectors.py) and the history's
-thinning (history.py). The round keeps the name it had before the split (the beat
-schedule and queued messages use it)."""
+"""The quota round's Celery task (thin, the work is in collectors.py), the history's
+thinning (history.py), and the storage scans' and purges' rounds (scans.py). The quota
+round keeps the name it had before the split (the beat schedule and queued messages
+use it)."""
 
 import logging
 
@@ -9,8 +10,9 @@ from django.conf import settings
 from django.core.cache import cache
 
 from exercises.catalogue import profiles
-from exercises.quotas import history
+from exercises.quotas import history, scans
 from exercises.quotas.collectors import collect_all
+from exercises.quotas.models import StorageScan
 
 log = logging.getLogger(__name__)
 
@@ -50,3 +52,29 @@ def thin_usage_history() -> None:
     dropped = history.thin()
     if dropped:
         log.info("quotas: %d usage samples thinned or past their days", dropped)
+
+
+@shared_task(name="quotas.tasks.follow_scans")
+def follow_scans() -> None:
+    """Beat, every minute: a scan or purge whose job ended without an answer ends failed."""
+    for scan in StorageScan.objects.filter(status=StorageScan.Status.SUBMITTED).select_related(
+        "account"
+    ):
+        scans.follow(scan)
+
+
+@shared_task(name="quotas.tasks.scan_storage")
+def scan_storage() -> None:
+    """Beat, hourly: the active users' storage scanned every SCAN_INTERVAL_HOURS."""
+    started = scans.start_due(StorageScan.Kind.SCAN)
+    if started:
+        log.info("quotas: %d storage scan(s) started", started)
+
+
+@shared_task(name="quotas.tasks.purge_storage")
+def purge_storage() -> None:
+    """Beat, hourly: where the portal purges (PURGE_TARGETS), each account's purge job
+    every PURGE_INTERVAL_HOURS."""
+    started = scans.start_due(StorageScan.Kind.PURGE)
+    if started:
+        log.info("quotas: %d purge job(s) started", started)

@@ -5,4 +5,6 @@ from exercises.quotas import views
 app_name = "quotas"
 urlpatterns = [
     path("storage/", views.my_storage, name="my-storage"),
+    path("storage/scan", views.scan_start, name="scan-start"),
+    path("storage/scans/<uuid:key>/result", views.scan_result, name="scan-result"),
 ]

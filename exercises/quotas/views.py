@@ -1,11 +1,17 @@
-"""'My storage': how full am I, on which target, and where should this job's data go?"""
+"""'My storage': how full am I, on which target, what will the purge take, what fills my
+space, and where should this job's data go?"""
 
+from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import HttpRequest, HttpResponse
-from django.shortcuts import render
+from django.http import HttpRequest, HttpResponse, HttpResponseBase
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.views.decorators.csrf import csrf_exempt
+from django.views.decorators.http import require_POST
 
 from exercises.catalogue.profiles import active_profile
-from exercises.quotas import status
+from exercises.quotas import scan_pages, scans, status
+from exercises.quotas.models import StorageScan
 from exercises.weather import pages as weather_pages
 from portal.models import ClusterAccount
 
@@ -13,11 +19,18 @@ from portal.models import ClusterAccount
 @login_required
 def my_storage(request: HttpRequest) -> HttpResponse:
     """The logged-in user's own figures only: nothing here names another account (staff
-    see everyone's in the admin)."""
+    see everyone's in the admin and on the outlook page)."""
     profile = active_profile()
     account = ClusterAccount.objects.filter(user=request.user).first()
     rows = status.for_account(profile, account) if account else []
     targets = [row.target for row in rows] if rows else list(profile.targets.all())
+    scan = scan_pages.state_of(account, targets) if account else None
+    if request.htmx:
+        # The scan card's poll: once the scan has ended, the whole page again.
+        response = render(request, "quotas/my_storage.html#scan-state", {"scan": scan})
+        if scan is None or scan.going is None:
+            response["HX-Refresh"] = "true"
+        return response
     weather = weather_pages.weather(targets)  # one query for every target
     ctx = {
         # Each target's weather now, beside how full it is: a slow target is not the user's fault.
@@ -25,7 +38,53 @@ def my_storage(request: HttpRequest) -> HttpResponse:
         "profile": profile,
         "account": account,
         "rows": rows,
+        "scan": scan,
+        "keep_on": _keep_on(targets),
         "warning_percent": status.WARNING_PERCENT,
         "critical_percent": status.CRITICAL_PERCENT,
     }
     return render(request, "quotas/my_storage.html", ctx)
+
+
+def _keep_on(targets: list) -> str:
+    """Where files the purge would take could go: the first shared, lasting target that
+    is not purged ("$GLOBAL"), or ''."""
+    for target in targets:
+        if target.shared and target.persistent and not target.purge_days and not target.variable:
+            return target.name
+    return ""
+
+
+@require_POST
+@login_required
+def scan_start(request: HttpRequest) -> HttpResponseBase:
+    """Starts a scan of the user's directories (one going at a time; a second click, or
+    one within SCAN_AGAIN_MINUTES of the last, gets that one)."""
+    account = ClusterAccount.objects.filter(user=request.user).first()
+    if account is None:
+        messages.error(request, "Your login has no cluster account: there is nothing to scan.")
+        return redirect("quotas:my-storage")
+    profile = active_profile()
+    before = scans.latest(account)
+    scan = scans.start(account, list(profile.targets.all()))
+    if scan.status == StorageScan.Status.FAILED and scan != before:
+        messages.error(request, f"The scan could not start: {scan.error}. Try again later.")
+    elif scan == before and scan.status != StorageScan.Status.SUBMITTED:
+        messages.info(request, "Your storage was scanned a few minutes ago: these are its figures.")
+    return redirect(reverse("quotas:my-storage") + "#scan")
+
+
+@csrf_exempt  # posted by the scan's job, authenticated by the scan's secret
+@require_POST
+def scan_result(request: HttpRequest, key: str) -> HttpResponse:
+    scan = get_object_or_404(StorageScan.objects.select_related("account"), key=key)
+    try:
+        scans.receive(
+            scan,
+            request.headers.get("X-Storagelab-Token", ""),
+            request.body,
+            request.headers.get("X-Scan-Exit", "0"),
+        )
+    except scans.ScanRefused as e:
+        return HttpResponse(f"{e}\n", status=e.status, content_type="text/plain")
+    return HttpResponse("accepted\n", status=202, content_type="text/plain")
