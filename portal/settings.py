@@ -692,6 +692,7 @@ CELERY_BEAT_SCHEDULE = {
     "follow-scans": {"task": "quotas.tasks.follow_scans", "schedule": 60},
     "scan-storage": {"task": "quotas.tasks.scan_storage", "schedule": 3600},
     "purge-storage": {"task": "quotas.tasks.purge_storage", "schedule": 3600},
+    "send-storage-notices": {"task": "quotas.tasks.send_storage_notices", "schedule": 3600},
 }
 
 LOGGING = {

@@ -1,5 +1,6 @@
 """Quotas: how full each cluster account is on each storage target, as collected."""
 
+from django.conf import settings
 from django.db import models
 
 from exercises.catalogue.models import QuotaCollector
@@ -106,3 +107,22 @@ class StorageScan(models.Model):
 
     def __str__(self) -> str:
         return f"{self.kind} of {self.account} at {self.started_at:%Y-%m-%d %H:%M}"
+
+
+class StorageNotice(models.Model):
+    """A line a user's storage crossed (a target filling within 7 days, files due for
+    purge within 3), kept while it stays crossed: its e-mail goes once per crossing
+    (notices.py). Gone once the line is no longer crossed, so the next crossing tells."""
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="storage_notices"
+    )
+    line = models.CharField(max_length=200)  # "fills:$SCRATCH:space", "purge:$SCRATCH"
+    crossed_at = models.DateTimeField()
+    mailed = models.BooleanField(default=False)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["user", "line"], name="one_notice_per_line")]
+
+    def __str__(self) -> str:
+        return f"{self.line} for {self.user}"

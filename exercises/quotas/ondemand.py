@@ -11,6 +11,9 @@ entry is repeated per user with the fileset's total usage and limit, which is wh
 full, so that is what we keep. An entry serves a target when the user's directory on it
 is the entry's path or lies below it (the longest such path wins). Targets whose quota
 source is another collector are left to it.
+
+The export adds a key OnDemand does not read, `storagelab_outlook`: the forecast and the
+purge its entries have no field for (outlook.py), per user and path.
 """
 
 import json
@@ -28,6 +31,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from exercises.catalogue.models import QuotaCollector, SiteProfile
 from exercises.quotas.models import Quota
+from exercises.quotas.outlook import concerns
 from exercises.quotas.store import record_failure, record_unexpected, record_usage
 from exercises.quotas.usage import Usage
 from portal.children import run_bounded
@@ -244,7 +248,19 @@ def export(profile: SiteProfile, now: datetime | None = None) -> dict:
                 "file_limit": quota.files_soft or quota.files_hard or 0,
             }
         )
-    return {"version": 1, "timestamp": int(now.timestamp()), "quotas": quotas}
+    return {
+        "version": 1,
+        "timestamp": int(now.timestamp()),
+        "quotas": quotas,
+        "storagelab_outlook": _outlook(profile),
+    }
+
+
+def _outlook(profile: SiteProfile) -> list[dict]:
+    """What OnDemand's entries have no field for, beside them: who fills within 7 days
+    (days_to_full) and whose files the purge takes within 3 (purge_due_files, bytes), per
+    user and path as its entries (outlook.py). OnDemand reads `quotas` only."""
+    return [concern.as_data() for concern in concerns(profile)]
 
 
 def _current(profile: SiteProfile):

@@ -178,12 +178,15 @@ class ScanState:
 
 
 def state_of(account, targets: list[StorageTarget]) -> ScanState:
-    """The account's scans as My storage shows them (2 queries)."""
-    scans = StorageScan.objects.filter(account=account, kind=StorageScan.Kind.SCAN).order_by(
-        "-started_at"
+    """The account's scans as My storage shows them (1 query: only one goes at a time,
+    so the newest two hold the one going and the latest that ended)."""
+    newest = list(
+        StorageScan.objects.filter(account=account, kind=StorageScan.Kind.SCAN).order_by(
+            "-started_at"
+        )[:2]
     )
-    going = scans.filter(status=StorageScan.Status.SUBMITTED).first()
-    latest = scans.exclude(status=StorageScan.Status.SUBMITTED).first()
+    going = next((s for s in newest if s.status == StorageScan.Status.SUBMITTED), None)
+    latest = next((s for s in newest if s.status != StorageScan.Status.SUBMITTED), None)
     found: dict[int, TargetScan] = {}
     if latest is not None and latest.status == StorageScan.Status.DONE:
         for target in targets:

@@ -34,8 +34,9 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from exercises.catalogue import profiles
 from exercises.catalogue.models import PurgeBy, StorageTarget
-from exercises.quotas import scanner
+from exercises.quotas import notices, scanner
 from exercises.quotas.models import StorageScan
+from exercises.quotas.status import forget_alerts
 from jobs.results import token_hash
 from jobs.slurm import JobSpec, SlurmError, get_client
 from portal.models import ClusterAccount
@@ -323,6 +324,9 @@ def receive(scan: StorageScan, token: str, body: bytes, exit_header: str) -> Non
         status=StorageScan.Status.DONE, found=found, ended_at=timezone.now()
     )
     scan.refresh_from_db()
+    forget_alerts(scan.account.user_id)  # the banner names what the purge takes
+    if scan.kind == StorageScan.Kind.SCAN:
+        notices.check(scan.account.user)
 
 
 def _checked(scan: StorageScan, body: bytes) -> dict:

@@ -20,7 +20,8 @@ from redis.exceptions import RedisError
 from exercises.catalogue.models import QuotaCollector, SiteProfile, StorageTarget
 from exercises.quotas.forecast import WINDOW, Forecast, forecast
 from exercises.quotas.history import Series, series, series_of
-from exercises.quotas.models import Quota
+from exercises.quotas.models import Quota, StorageScan
+from exercises.quotas.scan_pages import BANNER_DAYS, TargetScan
 from portal.models import ClusterAccount
 from portal.units import iec
 
@@ -180,6 +181,7 @@ class TargetStorage:
     quota: Quota | None
     reported: bool  # the site collects usage on this target
     history: Series = field(default_factory=list)  # the last 30 days
+    scanned: TargetScan | None = None  # what the latest storage scan found here
 
     @cached_property
     def forecasts(self) -> list[tuple["Meter", Forecast, str]]:
@@ -272,6 +274,7 @@ class Alert:
     level: str
     amount: str  # "3.5 MiB of 4 MiB"
     fills_in: str = ""  # at the recent pace, within a week: "in about 5 days, around 2 Dec"
+    purge: str = ""  # files due for purge within 3 days: "3 files (12 MiB) ... within 3 days"
 
 
 def alerts_for(user: AbstractBaseUser) -> list[Alert]:
@@ -290,11 +293,41 @@ def alerts_for(user: AbstractBaseUser) -> list[Alert]:
         for meter in meters(quota)
         if meter.percent is not None and meter.percent >= WARNING_PERCENT
     ]
-    return _filling(quotas) + sorted(alerts, key=lambda a: -a.percent)
+    return _purging(user) + _filling(quotas) + sorted(alerts, key=lambda a: -a.percent)
 
 
-def _filling(quotas: list[Quota]) -> list[Alert]:
-    """The targets that fill within a week at the recent pace, soonest first (1 query)."""
+def _purging(user: AbstractBaseUser) -> list[Alert]:
+    """The targets where the latest scan found files the purge takes within 3 days (1
+    query, and 1 more when there are some)."""
+    scan = (
+        StorageScan.objects.filter(
+            account__user=user, kind=StorageScan.Kind.SCAN, status=StorageScan.Status.DONE
+        )
+        .order_by("-started_at")
+        .only("found")
+        .first()
+    )
+    due = {}
+    for key, walk in (scan.found if scan else {}).items():
+        tally = ((walk.get("purge") or {}).get("due") or {}).get(BANNER_DAYS) or {}
+        if tally.get("files"):
+            due[key] = (tally["files"], tally["bytes"])
+    if not due:
+        return []
+    names = StorageTarget.objects.filter(profile__name=settings.SITE_PROFILE, key__in=due)
+    return [
+        Alert(name, "purge", 0.0, Level.WARNING.value, iec(due[key][1]), purge=_files(due[key][0]))
+        for key, name in names.values_list("key", "name")
+    ]
+
+
+def _files(count: int) -> str:
+    return f"{count:,} file{'s' if count != 1 else ''}"
+
+
+def filling(quotas: list[Quota]) -> list[tuple[Quota, Meter, Forecast]]:
+    """The quotas' meters that fill within a week at the recent pace, soonest first (1
+    query, whatever the accounts)."""
     if not quotas:
         return []
     now = timezone.now()
@@ -307,11 +340,18 @@ def _filling(quotas: list[Quota]) -> list[Alert]:
             points = points_of(past.get((quota.account_id, quota.target_id), []), meter)
             fc = forecast(points, meter.used, meter.limit, now)
             if fc.within_a_week:
-                found.append(
-                    (fc.days, Alert(quota.target.name, meter.what.lower(), meter.percent,
-                                    Level.WARNING.value, meter.amount, fills_in(fc, now)))
-                )  # fmt: skip
-    return [alert for _, alert in sorted(found, key=lambda pair: pair[0])]
+                found.append((quota, meter, fc))
+    return sorted(found, key=lambda found: found[2].days or 0.0)
+
+
+def _filling(quotas: list[Quota]) -> list[Alert]:
+    """The banner's targets that fill within a week, soonest first (1 query)."""
+    now = timezone.now()
+    return [
+        Alert(quota.target.name, meter.what.lower(), meter.percent, Level.WARNING.value,
+              meter.amount, fills_in(fc, now))
+        for quota, meter, fc in filling(quotas)
+    ]  # fmt: skip
 
 
 # The banner is on every page, so its answer is kept in the cache (Redis) and dropped

@@ -10,7 +10,7 @@ from django.conf import settings
 from django.core.cache import cache
 
 from exercises.catalogue import profiles
-from exercises.quotas import history, scans
+from exercises.quotas import history, notices, scans
 from exercises.quotas.collectors import collect_all
 from exercises.quotas.models import StorageScan
 
@@ -78,3 +78,11 @@ def purge_storage() -> None:
     started = scans.start_due(StorageScan.Kind.PURGE)
     if started:
         log.info("quotas: %d purge job(s) started", started)
+
+
+@shared_task(name="quotas.tasks.send_storage_notices")
+def send_storage_notices() -> None:
+    """Beat, hourly: e-mail each user whose storage crossed a line (notices.py)."""
+    mailed = notices.check_everyone()
+    if mailed:
+        log.info("quotas: %d storage notice(s) mailed", mailed)

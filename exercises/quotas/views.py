@@ -1,6 +1,7 @@
 """'My storage': how full am I, on which target, what will the purge take, what fills my
 space, and where should this job's data go?"""
 
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse, HttpResponseBase
@@ -12,8 +13,10 @@ from django.views.decorators.http import require_POST
 from exercises.catalogue.profiles import active_profile
 from exercises.quotas import scan_pages, scans, status
 from exercises.quotas.models import StorageScan
+from exercises.quotas.outlook import concerns as site_outlook
 from exercises.weather import pages as weather_pages
 from portal.models import ClusterAccount
+from portal.permissions import only_if
 
 
 @login_required
@@ -31,6 +34,8 @@ def my_storage(request: HttpRequest) -> HttpResponse:
         if scan is None or scan.going is None:
             response["HX-Refresh"] = "true"
         return response
+    for row in rows:
+        row.scanned = scan.of(row.target) if scan else None
     weather = weather_pages.weather(targets)  # one query for every target
     ctx = {
         # Each target's weather now, beside how full it is: a slow target is not the user's fault.
@@ -53,6 +58,25 @@ def _keep_on(targets: list) -> str:
         if target.shared and target.persistent and not target.purge_days and not target.variable:
             return target.name
     return ""
+
+
+def _is_staff(user) -> bool:
+    return user.is_staff
+
+
+@only_if(_is_staff, "Only staff see every user's storage outlook.")
+def outlook(request: HttpRequest) -> HttpResponse:
+    """Staff: who fills within 7 days, and whose files the purge takes within 3."""
+    profile = active_profile()
+    return render(
+        request,
+        "quotas/outlook.html",
+        {
+            "profile": profile,
+            "concerns": site_outlook(profile),
+            "notices": settings.STORAGE_NOTICES,
+        },
+    )
 
 
 @require_POST
