@@ -86,7 +86,8 @@ class TargetScan:
 
     @property
     def purged(self) -> bool:
-        return self.walk.get("purge") is not None
+        """The site purges this target (its profile says so) and the scan looked."""
+        return bool(self.target.purge_days) and self.walk.get("purge") is not None
 
     def due(self, window: str) -> tuple[int, int]:
         """(files, bytes) due within the window: "0" (now), "1", "3" or "7" days."""

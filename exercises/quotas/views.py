@@ -52,12 +52,13 @@ def my_storage(request: HttpRequest) -> HttpResponse:
 
 
 def _keep_on(targets: list) -> str:
-    """Where files the purge would take could go: the first shared, lasting target that
-    is not purged ("$GLOBAL"), or ''."""
-    for target in targets:
-        if target.shared and target.persistent and not target.purge_days and not target.variable:
-            return target.name
-    return ""
+    """Where files the purge would take could go: the shared, lasting target without a
+    purge that has the most room per account ("$GLOBAL"), or ''."""
+    lasting = [
+        t for t in targets if t.shared and t.persistent and not t.purge_days and t.variable is None
+    ]
+    lasting.sort(key=lambda t: -(t.quota_bytes or 0))
+    return lasting[0].name if lasting else ""
 
 
 def _is_staff(user) -> bool:
