@@ -3,7 +3,7 @@
 from django.contrib import admin
 from django.http import HttpRequest
 
-from exercises.quotas.models import Quota, UsageSample
+from exercises.quotas.models import Quota, StorageNotice, StorageScan, UsageSample
 from portal.units import iec
 
 
@@ -47,6 +47,41 @@ class UsageSampleAdmin(admin.ModelAdmin):
     @admin.display(description="used", ordering="bytes_used")
     def used(self, sample: UsageSample) -> str:
         return _size(sample.bytes_used)
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: object = None) -> bool:
+        return False
+
+
+@admin.register(StorageScan)
+class StorageScanAdmin(admin.ModelAdmin):
+    """Every storage scan and portal purge, as its job answered: never edited. The token's
+    hash and the answer are not shown in the list."""
+
+    list_display = ("started_at", "kind", "account", "status", "slurm_job_id", "ended_at")
+    list_filter = ("kind", "status")
+    list_select_related = ("account",)
+    search_fields = ("account__username",)
+    date_hierarchy = "started_at"
+    exclude = ("token_hash",)
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: object = None) -> bool:
+        return False
+
+
+@admin.register(StorageNotice)
+class StorageNoticeAdmin(admin.ModelAdmin):
+    """The lines each user's storage crosses now, and whether the e-mail went."""
+
+    list_display = ("crossed_at", "user", "line", "mailed")
+    list_filter = ("mailed",)
+    list_select_related = ("user",)
+    search_fields = ("user__username", "line")
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False

@@ -1,9 +1,12 @@
 """A user checks "My storage" in Debian's Chromium: figures the local collector counted
 in real directories of the dev cluster, a target past 80% (bar and banner), a target
-whose collector is missing (unknown, never zero), and the way to that target's guidance."""
+whose collector is missing (unknown, never zero), the way to that target's guidance,
+the last days and the forecast, and a real scan: what the purge takes and what fills."""
 
 import os
 import re
+import subprocess
+import time
 from datetime import timedelta
 from pathlib import Path
 
@@ -16,7 +19,7 @@ from exercises.quotas.store import record_usage
 from exercises.quotas.usage import Usage
 from portal.units import GiB, MiB
 from tests.conftest import DISK_ROOT
-from tests.e2e.browser import ARTIFACTS, log_in
+from tests.e2e.browser import ARTIFACTS, PHONE, log_in
 from tests.quotas import dev_target
 
 
@@ -99,3 +102,71 @@ def test_a_user_sees_the_last_days_and_when_a_growing_target_fills(
     expect(page.locator("#storage-global .forecast")).to_contain_text("has not grown")
     page.wait_for_function("Chart.getChart('history-scratch') && Chart.getChart('history-global')")
     page.screenshot(path=ARTIFACTS / "my-storage-forecast.png", full_page=True)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_user_scans_and_reads_what_the_purge_takes_and_what_fills_the_space(
+    live_portal, dev_profile, make_cluster_username, make_user, browser, page: Page
+) -> None:
+    """A real scan, in the browser: the user clicks "Scan my storage", the page follows
+    the job and shows, beside the forecast, what $SCRATCH's purge takes (files last read
+    20 days ago) and which directories fill the space; then the same on a phone."""
+    account = make_user(make_cluster_username()).cluster_account
+    name = account.username
+    scratch = DISK_ROOT / "scratch" / name
+    old = time.time() - 20 * 86400
+    for run in ("run-0412", "run-0413"):
+        for i in range(3):
+            path = scratch / "results" / run / f"step{i}.h5"
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(os.urandom((i + 1) * MiB))
+            os.utime(path, (old, old))
+    (scratch / "checkpoints").mkdir()
+    for i in range(40):
+        (scratch / "checkpoints" / f"ckpt-{i:03}.pt").write_bytes(os.urandom(64 * 1024))
+    subprocess.run(["chown", "-R", f"{name}:", str(scratch)], check=True)
+    for day, gib in zip(
+        range(8, -1, -1), [0.5, 0.9, 1.1, 1.5, 1.8, 2.1, 2.4, 2.7, 3.0], strict=True
+    ):
+        record_usage(
+            account,
+            dev_target("scratch"),
+            "local",
+            Usage(bytes_used=int(gib * GiB), bytes_hard=4 * GiB, files_used=50),
+            collected_at=timezone.now() - timedelta(days=day),
+        )
+
+    log_in(page, live_portal, account.user)
+    page.goto(f"{live_portal}/storage/")
+    expect(page.locator("#scan")).to_contain_text("Your storage has not been scanned yet")
+    page.get_by_role("button", name="Scan my storage").click()
+
+    found = page.locator("#storage-scratch .scan-found")
+    expect(found).to_contain_text(
+        "6 files (12 MiB) fall due within 7 days; 6 of them are due now", timeout=60_000
+    )
+    expect(page.locator("aside.quota-banner")).to_contain_text(
+        "The purge removes 6 files (12 MiB) of yours from $SCRATCH within 3 days"
+    )
+    expect(page.locator("#storage-scratch .forecast")).to_contain_text("Space fills in about")
+    found.get_by_text("oldest and largest files due within 7 days").click()
+    expect(found.locator("table.due-files")).to_contain_text("results/run-0412/step2.h5")
+    largest = found.locator("table.largest")
+    expect(largest.locator("tr").nth(1)).to_contain_text("results/")
+    deeper = largest.get_by_text("results/run-0413", exact=True)
+    expect(deeper).to_be_hidden()
+    largest.get_by_text("results/", exact=True).click()
+    expect(deeper).to_be_visible()
+    expect(found).to_contain_text("Most files: checkpoints/, 40 files")
+    page.wait_for_function("Chart.getChart('history-scratch')")
+    page.screenshot(path=ARTIFACTS / "my-storage-scan.png", full_page=True)
+
+    phone = browser.new_context(viewport=PHONE).new_page()
+    log_in(phone, live_portal, account.user)
+    phone.goto(f"{live_portal}/storage/#storage-scratch")
+    on_phone = phone.locator("#storage-scratch")
+    expect(on_phone).to_contain_text("What the purge takes")
+    width = phone.evaluate("document.documentElement.scrollWidth")
+    assert width <= PHONE["width"], f"the page is {width} px wide on a {PHONE['width']} px phone"
+    phone.wait_for_function("Chart.getChart('history-scratch')")
+    on_phone.screenshot(path=ARTIFACTS / "phone-my-storage-scan.png")
