@@ -54,6 +54,14 @@ export RUN_DARSHAN_RUNTIME=${RUN_DARSHAN_RUNTIME-/opt/storagelab/darshan/lib/lib
 # within a minute.
 export REPLAY_SECONDS=${REPLAY_SECONDS-3}
 export REPLAY_MAX_BYTES=${REPLAY_MAX_BYTES-268435456}
+# My storage: the dev cluster's $SCRATCH is purged by the portal itself (nothing else
+# purges it), by dev.toml's [targets.purge] (14 days unread), as each account's job;
+# e-mail on a forecast or purge crossing its line goes to the workers' logs (the
+# console backend). `make test` and `make bench` start no periodic scan or purge.
+export PURGE_TARGETS=${PURGE_TARGETS-scratch}
+export STORAGE_NOTICES=${STORAGE_NOTICES-true}
+export EMAIL_BACKEND=${EMAIL_BACKEND-django.core.mail.backends.console.EmailBackend}
+export PORTAL_URL=${PORTAL_URL-http://127.0.0.1:${WEB_PORT:-8000}}
 export DJANGO_SETTINGS_MODULE=portal.settings
 # portal_for_nodes: the portal's address as the cluster's nodes reach it, given to the
 # workers (the job scripts post their results there) and the web server (which must

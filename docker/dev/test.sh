@@ -6,6 +6,8 @@ set -euo pipefail
 # No canary of the weather's by itself: the tests measure a quiet cluster, and the
 # weather's own tests start the canaries they look at.
 export WEATHER_MINUTES=${WEATHER_MINUTES:-0}
+# Nor a periodic storage scan or purge: each is a job on the cluster the tests share.
+export SCAN_INTERVAL_HOURS=${SCAN_INTERVAL_HOURS:-0} PURGE_INTERVAL_HOURS=${PURGE_INTERVAL_HOURS:-0}
 # Where the minutes go, said at the end (CI keeps the last lines of the output).
 began=$SECONDS
 # up.sh brings up Docker and Compose too (the dev cluster runs in containers, and the

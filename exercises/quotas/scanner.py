@@ -32,6 +32,7 @@ DAY = 86400
 WINDOWS = (0, 1, 3, 7)  # due now (the next purge takes it), within 1, 3 and 7 days
 CHECK_EVERY = 1000  # entries between two looks at the clock
 NAME_MAX = 1024  # characters of a path kept in the answer
+LEVEL2_MAX = 10_000  # names kept two levels down, per directory one level down
 
 
 def printable(path: str) -> str:
@@ -95,6 +96,15 @@ def scan(target: dict, now: float, max_entries: int, seconds: float, top: int) -
             unreadable += 1
             continue
         for entry in children:
+            # The bounds first: a walk stops before the entry past them.
+            if entries >= max_entries:
+                answer.update(state="stopped", why=f"it reached {max_entries:,} entries")
+                pending = []
+                break
+            if entries % CHECK_EVERY == 0 and time.monotonic() > deadline:
+                answer.update(state="stopped", why=f"it took longer than {seconds:g} s")
+                pending = []
+                break
             try:
                 info = entry.stat(follow_symlinks=False)
             except OSError:
@@ -104,11 +114,14 @@ def scan(target: dict, now: float, max_entries: int, seconds: float, top: int) -
             path = f"{relative}/{entry.name}" if relative else entry.name
             is_dir = stat.S_ISDIR(info.st_mode)
             entries += 1
-            size = 0
-            if info.st_ino not in seen:
+            size = info.st_blocks * 512
+            # A file of several names counts once, as du counts it; only those are
+            # remembered (a set of every inode would grow with the walk).
+            if not is_dir and info.st_nlink > 1:
+                if info.st_ino in seen:
+                    size = 0
                 seen.add(info.st_ino)
-                size = info.st_blocks * 512
-                used += size
+            used += size
             # Its share of the directory one level down that holds it ("." for a file
             # right in the user's directory), and of the one two levels down: a
             # directory's own blocks count, the entries below it are its files.
@@ -116,8 +129,16 @@ def scan(target: dict, now: float, max_entries: int, seconds: float, top: int) -
             first = parts[0] if len(parts) > 1 or is_dir else "."
             _add(level1.setdefault(first, Tally()), size, below=len(parts) > 1 or not is_dir)
             if len(parts) > 1:
-                second = level2.setdefault(first, {}).setdefault(f"{parts[0]}/{parts[1]}", Tally())
-                _add(second, size, below=len(parts) > 2 or not is_dir)
+                children_of = level2.setdefault(first, {})
+                name = f"{parts[0]}/{parts[1]}"
+                # Bounded: past LEVEL2_MAX names two levels down, new ones count in their
+                # parent only (the parent's figures stay whole).
+                if name in children_of or len(children_of) < LEVEL2_MAX:
+                    _add(
+                        children_of.setdefault(name, Tally()),
+                        size,
+                        below=len(parts) > 2 or not is_dir,
+                    )
             if is_dir:
                 pending.append(path)
             elif purge and stat.S_ISREG(info.st_mode):
@@ -132,14 +153,6 @@ def scan(target: dict, now: float, max_entries: int, seconds: float, top: int) -
                     due_files.append((due_at, path, size))
                     if len(due_files) > 8 * top:  # keep the oldest and the largest only
                         due_files = _kept(due_files, top)
-            if entries % CHECK_EVERY == 0 and time.monotonic() > deadline:
-                answer.update(state="stopped", why=f"it took longer than {seconds:g} s")
-                pending = []
-                break
-            if entries >= max_entries:
-                answer.update(state="stopped", why=f"it reached {max_entries:,} entries")
-                pending = []
-                break
     answer.update(
         entries=entries,
         bytes=used,
