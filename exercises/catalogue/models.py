@@ -60,6 +60,25 @@ class SiteProfile(models.Model):
         return self.title
 
 
+# A purge's exempt pattern: one both the preview (Python's fnmatch) and a purge (find
+# -path) read alike, that a job script can name as a plain word (no quote, space or
+# bracket), below the user's directory.
+PURGE_EXEMPT_PATTERN = re.compile(r"[A-Za-z0-9._*?/-]{1,200}")
+PURGE_EXEMPT_MAX = 20
+
+
+def validate_purge_exempt(value: object) -> None:
+    if not isinstance(value, list) or len(value) > PURGE_EXEMPT_MAX:
+        raise ValidationError(f"exempt must be a list of at most {PURGE_EXEMPT_MAX} patterns")
+    for pattern in value:
+        if not isinstance(pattern, str) or not PURGE_EXEMPT_PATTERN.fullmatch(pattern):
+            raise ValidationError(
+                f"exempt pattern {pattern!r} may hold letters, digits and . _ * ? / - only"
+            )
+        if pattern.startswith("/") or ".." in pattern.split("/"):
+            raise ValidationError(f"exempt pattern {pattern!r} must be below the user's directory")
+
+
 class PurgeBy(models.TextChoices):
     """Which of a file's times a purge reads: when it was last read, or last written."""
 
@@ -105,7 +124,7 @@ class StorageTarget(models.Model):
         null=True, blank=True, validators=[MinValueValidator(1), MaxValueValidator(3650)]
     )
     purge_by = models.CharField(max_length=8, choices=PurgeBy.choices, default=PurgeBy.ACCESS)
-    purge_exempt = models.JSONField(default=list, blank=True)
+    purge_exempt = models.JSONField(default=list, blank=True, validators=[validate_purge_exempt])
     use_for = models.JSONField(default=list, blank=True)
     avoid_for = models.JSONField(default=list, blank=True)
 

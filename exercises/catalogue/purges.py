@@ -13,16 +13,13 @@ A target without the table has no purge by age; its `purge_policy` text may stil
 what the site does (a job's $TMPDIR removed when the job ends).
 """
 
-import re
 from typing import Any
 
-from exercises.catalogue.models import PurgeBy, StorageTarget
+from django.core.exceptions import ValidationError
+
+from exercises.catalogue.models import PurgeBy, StorageTarget, validate_purge_exempt
 
 FIELDS = {"days", "by", "exempt"}
-# A pattern both the preview (Python's fnmatch) and a purge (find -path) read alike, and
-# that the purge's job script can name as a plain word: no quote, space or bracket.
-EXEMPT_PATTERN = re.compile(r"[A-Za-z0-9._*?/-]{1,200}")
-EXEMPT_MAX = 20
 
 
 def save_purge(target: StorageTarget, table: dict[str, Any] | None) -> None:
@@ -45,16 +42,9 @@ def save_purge(target: StorageTarget, table: dict[str, Any] | None) -> None:
     if by not in PurgeBy.values:
         raise ValueError(f"{where}: by must be one of {', '.join(PurgeBy.values)}")
     exempt = table.get("exempt", [])
-    if not isinstance(exempt, list) or len(exempt) > EXEMPT_MAX:
-        raise ValueError(f"{where}: exempt must be a list of at most {EXEMPT_MAX} patterns")
-    for pattern in exempt:
-        if not isinstance(pattern, str) or not EXEMPT_PATTERN.fullmatch(pattern):
-            raise ValueError(
-                f"{where}: exempt pattern {pattern!r} may hold letters, digits and . _ * ? / - only"
-            )
-        if pattern.startswith("/") or ".." in pattern.split("/"):
-            raise ValueError(
-                f"{where}: exempt pattern {pattern!r} must be below the user's directory"
-            )
+    try:
+        validate_purge_exempt(exempt)
+    except ValidationError as e:
+        raise ValueError(f"{where}: {e.messages[0]}") from None
     target.purge_days, target.purge_by, target.purge_exempt = days, by, exempt
     target.save(update_fields=["purge_days", "purge_by", "purge_exempt"])

@@ -30,7 +30,7 @@ class DueFile:
     def when(self) -> str:
         now = timezone.now()
         if self.due_at <= now:
-            return f"due since {timesince(self.due_at, now, depth=1)}: the next purge takes it"
+            return f"due {timesince(self.due_at, now, depth=1)} ago: the next purge removes it"
         return f"in {timeuntil(self.due_at, now, depth=1)}"
 
 

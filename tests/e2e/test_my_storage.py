@@ -160,6 +160,7 @@ def test_a_user_scans_and_reads_what_the_purge_takes_and_what_fills_the_space(
     expect(found).to_contain_text("Most files: checkpoints/, 40 files")
     page.wait_for_function("Chart.getChart('history-scratch')")
     page.screenshot(path=ARTIFACTS / "my-storage-scan.png", full_page=True)
+    page.locator("#storage-scratch").screenshot(path=ARTIFACTS / "my-storage-scan-scratch.png")
 
     phone = browser.new_context(viewport=PHONE).new_page()
     log_in(phone, live_portal, account.user)

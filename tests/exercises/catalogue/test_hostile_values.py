@@ -124,6 +124,8 @@ def admin_target_form(site: SiteProfile, name: str) -> dict:
         "shared": "on",
         "use_for": "[]",
         "avoid_for": "[]",
+        "purge_by": "access",
+        "purge_exempt": "[]",
     }
 
 

@@ -312,3 +312,37 @@ def test_vsc3s_tmpdir_is_what_vsc3_says_it_is_the_variable_each_job_gets() -> No
     tmp = SiteProfile.objects.get(name="vsc3").targets.get(key="tmp")
     assert (tmp.variable, tmp.directory_for("ada")) == ("TMPDIR", "$TMPDIR")
     assert not tmp.persistent and not tmp.shared
+
+
+def test_a_targets_purge_is_data_the_preview_and_the_purge_read() -> None:
+    dev = load(tomllib.loads((PROFILES / "dev.toml").read_text()))
+    tacc = load(tomllib.loads((PROFILES / "tacc.toml").read_text()))
+
+    scratch = dev.targets.get(key="scratch")
+    assert (scratch.purge_days, scratch.purge_by, scratch.purge_exempt) == (14, "access", [])
+    assert scratch.purge_rule == "files not accessed for 14 days are removed"
+    assert tacc.targets.get(key="work").purge_days == 10
+    assert dev.targets.get(key="home").purge_days is None  # no table: no purge by age
+
+
+@pytest.mark.parametrize(
+    "table, message",
+    [
+        ({"days": 0}, "days must be a whole number of days from 1 to 3650"),
+        ({"days": "14"}, "days must be a whole number"),
+        ({"days": 14, "by": "birth"}, "by must be one of access, modify"),
+        ({"days": 14, "every": "night"}, "unknown field(s) every"),
+        ({"days": 14, "exempt": ["keep/*'; rm -rf ~"]}, "may hold letters, digits"),
+        ({"days": 14, "exempt": ["../other/*"]}, "must be below the user's directory"),
+        ({"days": 14, "exempt": "keep"}, "a list of at most 20 patterns"),
+    ],
+)
+def test_a_bad_purge_table_is_refused_and_nothing_is_stored(table, message) -> None:
+    data = tomllib.loads((PROFILES / "dev.toml").read_text())
+    data["profile"]["name"] = "purge-typo"
+    next(t for t in data["targets"] if t["key"] == "scratch")["purge"] = table
+
+    with pytest.raises(ValueError, match=re.escape(message)):
+        load(data)
+
+    assert not SiteProfile.objects.filter(name="purge-typo").exists()
