@@ -6,10 +6,11 @@ from django.db.models import Count, QuerySet
 from django.http import HttpRequest
 
 from jobio.models import JobCheck, Replay, RunLog
+from portal.admin import RecordedAdmin
 
 
 @admin.register(JobCheck)
-class JobCheckAdmin(admin.ModelAdmin):
+class JobCheckAdmin(RecordedAdmin):
     list_display = ("created_at", "user", "source", "label", "job_id", "read")
     list_filter = ("source",)
     list_select_related = ("user",)
@@ -24,15 +25,9 @@ class JobCheckAdmin(admin.ModelAdmin):
     def read(self, check: JobCheck) -> bool:
         return not check.reading
 
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: object = None) -> bool:
-        return False
-
 
 @admin.register(RunLog)
-class RunLogAdmin(admin.ModelAdmin):
+class RunLogAdmin(RecordedAdmin):
     list_display = ("received_at", "run", "size", "read", "problem", "missing", "logs_dropped_at")
     list_select_related = ("run",)
     search_fields = ("run__key", "run__cluster_username")
@@ -50,15 +45,9 @@ class RunLogAdmin(admin.ModelAdmin):
     def read(self, row: RunLog) -> bool:
         return row.io is not None
 
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: object = None) -> bool:
-        return False
-
 
 @admin.register(Replay)
-class ReplayAdmin(admin.ModelAdmin):
+class ReplayAdmin(RecordedAdmin):
     """Whose job was replayed, when, with which engine, and on how many targets."""
 
     list_display = ("created_at", "user", "engine", "job_bytes", "targets")
@@ -73,9 +62,3 @@ class ReplayAdmin(admin.ModelAdmin):
     @admin.display(description="targets", ordering="target_count")
     def targets(self, replay: Replay) -> int:
         return replay.target_count
-
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: object = None) -> bool:
-        return False

@@ -1,4 +1,5 @@
 from django.contrib import admin
+from django.http import HttpRequest
 
 from portal.models import ClusterAccount
 
@@ -20,3 +21,14 @@ class ClusterAccountAdmin(admin.ModelAdmin):
     def _linked(account: ClusterAccount) -> str:
         login = account.user.get_username()
         return f"Linked portal login {login} to cluster account {account.username}"
+
+
+class RecordedAdmin(admin.ModelAdmin):
+    """A record the portal keeps as it happened (a job's answer, a log's reading, a
+    collected figure): staff list it and may delete it, never add or edit it by hand."""
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: object = None) -> bool:
+        return False

@@ -1,9 +1,9 @@
 """Quotas in the admin, in the units people read (GiB, not bytes)."""
 
 from django.contrib import admin
-from django.http import HttpRequest
 
 from exercises.quotas.models import Quota, StorageNotice, StorageScan, UsageSample
+from portal.admin import RecordedAdmin
 from portal.units import iec
 
 
@@ -35,7 +35,7 @@ class QuotaAdmin(admin.ModelAdmin):
 
 
 @admin.register(UsageSample)
-class UsageSampleAdmin(admin.ModelAdmin):
+class UsageSampleAdmin(RecordedAdmin):
     """The usage history My storage draws and forecasts from, as collected: never edited."""
 
     list_display = ("at", "account", "target", "used", "files_used")
@@ -48,15 +48,9 @@ class UsageSampleAdmin(admin.ModelAdmin):
     def used(self, sample: UsageSample) -> str:
         return _size(sample.bytes_used)
 
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: object = None) -> bool:
-        return False
-
 
 @admin.register(StorageScan)
-class StorageScanAdmin(admin.ModelAdmin):
+class StorageScanAdmin(RecordedAdmin):
     """Every storage scan and portal purge, as its job answered: never edited. The token's
     hash and the answer are not shown in the list."""
 
@@ -67,24 +61,12 @@ class StorageScanAdmin(admin.ModelAdmin):
     date_hierarchy = "started_at"
     exclude = ("token_hash",)
 
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: object = None) -> bool:
-        return False
-
 
 @admin.register(StorageNotice)
-class StorageNoticeAdmin(admin.ModelAdmin):
+class StorageNoticeAdmin(RecordedAdmin):
     """The lines each user's storage crosses now, and whether the e-mail went."""
 
     list_display = ("crossed_at", "user", "line", "mailed")
     list_filter = ("mailed",)
     list_select_related = ("user",)
     search_fields = ("user__username", "line")
-
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: object = None) -> bool:
-        return False
