@@ -172,31 +172,33 @@ def start(
             # Its time in Slurm, and the answer's way back.
             deadline=now + timedelta(minutes=minutes) + ANSWER_GRACE,
         )
-        if not targets:
-            _fail(scan, "there is no target here this can run on")
-            return scan
-        spec = JobSpec(
-            name=f"storagelab-{kind}-{str(scan.key)[:8]}",
-            script=render_script(scan, targets),
-            partition=settings.SLURM_PARTITION,
-            working_directory="/",
-            standard_output="/dev/null",
-            time_limit_minutes=minutes,
-            tasks=1,
-            nodes=1,
-            environment={
-                "PATH": settings.JOB_PATH,
-                "USER": account.username,
-                "STORAGELAB_RESULT_TOKEN": token,
-            },
-        )
-        try:
-            job_id = get_client().submit(account.username, spec)
-        except SlurmError as e:
-            _fail(scan, f"Slurm did not take the {kind} job: {e}")
-            return scan
-        StorageScan.objects.filter(pk=scan.pk).update(slurm_job_id=job_id)
-        scan.slurm_job_id = job_id
+    # Submitted once the scan is committed: its job may answer at once, and a second
+    # start meanwhile finds this one going.
+    if not targets:
+        _fail(scan, "there is no target here this can run on")
+        return scan
+    spec = JobSpec(
+        name=f"storagelab-{kind}-{str(scan.key)[:8]}",
+        script=render_script(scan, targets),
+        partition=settings.SLURM_PARTITION,
+        working_directory="/",
+        standard_output="/dev/null",
+        time_limit_minutes=minutes,
+        tasks=1,
+        nodes=1,
+        environment={
+            "PATH": settings.JOB_PATH,
+            "USER": account.username,
+            "STORAGELAB_RESULT_TOKEN": token,
+        },
+    )
+    try:
+        job_id = get_client().submit(account.username, spec)
+    except SlurmError as e:
+        _fail(scan, f"Slurm did not take the {kind} job: {e}")
+        return scan
+    StorageScan.objects.filter(pk=scan.pk).update(slurm_job_id=job_id)
+    scan.slurm_job_id = job_id
     return scan
 
 
@@ -212,13 +214,15 @@ def _fail(scan: StorageScan, why: str) -> bool:
 def follow(scan: StorageScan) -> StorageScan:
     """Ends a running scan whose job is over without an answer (failed, saying Slurm's
     state), or that ran past its time limit and the answer's grace."""
-    if scan.status != StorageScan.Status.SUBMITTED or scan.slurm_job_id is None:
+    if scan.status != StorageScan.Status.SUBMITTED:
         return scan
     now = timezone.now()
     if scan.deadline and now > scan.deadline:
         minutes = (scan.deadline - scan.started_at).total_seconds() / 60
         _fail(scan, f"no answer came within {minutes:.0f} minutes")
         return scan
+    if scan.slurm_job_id is None:
+        return scan  # being submitted (or its starter died: the deadline ends it)
     try:
         job = get_client().job(scan.account.username, scan.slurm_job_id)
     except SlurmError:

@@ -103,3 +103,23 @@ def test_the_purge_preview_lists_what_the_dev_purge_removes(
     # And a scan after it finds nothing due now.
     again = {t["target"]: t for t in outlook(user.username, "--scan")["targets"]}
     assert again["scratch"]["purge_due"]["now"]["files"] == 0
+
+
+def test_a_second_click_gets_the_same_scan_and_a_refusal_says_why(
+    live_portal, make_cluster_username, make_user, dev_profile, settings
+) -> None:
+    account = make_user(make_cluster_username()).cluster_account
+    targets = list(dev_profile.targets.all())
+
+    first = scans.start(account, targets)
+    again = scans.start(account, targets)  # a double click, while it goes or just after
+
+    assert again == first and StorageScan.objects.filter(account=account).count() == 1
+    assert wait_for(first).status == StorageScan.Status.DONE
+    assert set(first.found) == {"home", "global", "scratch", "tmp", "binfs", "work"}
+
+    settings.SLURM_PARTITION = "no-such-partition"
+    refused = scans.start(account, targets, again=True)
+
+    assert refused.status == StorageScan.Status.FAILED
+    assert refused.error.startswith("Slurm did not take the scan job:")
