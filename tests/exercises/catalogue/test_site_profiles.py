@@ -317,11 +317,14 @@ def test_vsc3s_tmpdir_is_what_vsc3_says_it_is_the_variable_each_job_gets() -> No
 def test_a_targets_purge_is_data_the_preview_and_the_purge_read() -> None:
     dev = load(tomllib.loads((PROFILES / "dev.toml").read_text()))
     tacc = load(tomllib.loads((PROFILES / "tacc.toml").read_text()))
+    dkrz = load(tomllib.loads((PROFILES / "dkrz.toml").read_text()))
 
     scratch = dev.targets.get(key="scratch")
     assert (scratch.purge_days, scratch.purge_by, scratch.purge_exempt) == (14, "access", [])
     assert scratch.purge_rule == "files not accessed for 14 days are removed"
     assert tacc.targets.get(key="work").purge_days == 10
+    assert dkrz.targets.get(key="scratch").purge_rule == scratch.purge_rule  # DKRZ's rule
+    assert [t.key for t in dkrz.targets.filter(purge_days__isnull=False)] == ["scratch"]
     assert dev.targets.get(key="home").purge_days is None  # no table: no purge by age
 
 
@@ -346,3 +349,21 @@ def test_a_bad_purge_table_is_refused_and_nothing_is_stored(table, message) -> N
         load(data)
 
     assert not SiteProfile.objects.filter(name="purge-typo").exists()
+
+
+def test_the_dkrz_figures_are_mistrals_single_stream_and_node_in_mb_s() -> None:
+    call_command("load_site_profile", "dkrz", stdout=io.StringIO())
+    refs = {
+        (r.exercise.key, r.target.key): (r.value, r.unit)
+        for r in ReferenceResult.objects.filter(exercise__profile__name="dkrz")
+    }
+
+    assert refs == {
+        ("1", "work"): (1000, "MB/s"),
+        ("1", "scratch"): (1000, "MB/s"),
+        ("2", "work"): (5900, "MB/s"),
+        ("2", "scratch"): (5900, "MB/s"),
+    }
+    profile = SiteProfile.objects.get(name="dkrz")
+    assert profile.targets.get(key="home").quota_bytes == 24 * 10**9
+    assert profile.exercises.get(key="2").workload.processes == 24
