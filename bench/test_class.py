@@ -207,13 +207,14 @@ def test_a_class_of_200(
 def run_class(
     name, portal, slurm, profile, targets, class_sizes, make_user, make_account, tmp_path,
     accounts_ready=lambda names: None, deadline_s=DEADLINE_S, class_gap_s=0,
-    besides=lambda: {},
+    besides=lambda counted_from: {},
 ) -> dict:  # fmt: skip
     """Classes of `class_sizes` trainees, each class a course of its own with its
     instructor, run exercise 1a on `targets` (one run each) as bench/locustfile.py
     has them, each class starting `class_gap_s` after the one before (in rooms of
     their own, on schedules of their own); the figures go to bench/results/NAME.json,
-    with what `besides()` adds (what else ran meanwhile), and are asserted."""
+    with what `besides(counted_from)` adds (what else ran from the moment slurmrestd's
+    requests are counted, a time.time()), and are asserted."""
     base = portal.hosts[0]
     courses, trainees = [], []
     for number, size in enumerate(class_sizes):
@@ -269,7 +270,7 @@ def run_class(
 
     load_before = os.getloadavg()
     speed_before = host_speed(base)
-    requests_before = slurm.requests()
+    requests_before, counted_from = slurm.requests(), time.time()
     # The jobs wait in Slurm through the ramp and the held phase: the portal's own
     # load. On a real site benchmarks run on compute nodes, not beside the web server.
     slurm.partition("DOWN")
@@ -401,7 +402,7 @@ def run_class(
             "quiet_page_ms_before": speed_before,
             "quiet_page_ms_after": speed_after,
         },
-    } | besides()
+    } | besides(counted_from)
     write_results(name, figures)
     print(f"\n{len(courses)} class(es), {len(trainees)} trainees, {len(portal.hosts)} replica(s) "
           f"(bench/results/{name}.json):")  # fmt: skip

@@ -278,6 +278,13 @@ class Purge(_Strict):
     due: dict[Literal["0", "1", "3", "7"], Tally]
     files: list[DueFile] = Field(max_length=200)
 
+    @field_validator("due")
+    @classmethod
+    def _every_window(cls, due: dict) -> dict:
+        if set(due) != {"0", "1", "3", "7"}:
+            raise ValueError("due needs now and 1, 3 and 7 days")
+        return due
+
 
 class Walk(_Strict):
     key: str = Field(max_length=32)
@@ -312,7 +319,7 @@ def receive(scan: StorageScan, token: str, body: bytes, exit_header: str) -> Non
     if len(body) > settings.SCAN_RESULT_MAX_BYTES:
         raise ScanRefused(413, f"the body is larger than {settings.SCAN_RESULT_MAX_BYTES} bytes")
     if scan.status != StorageScan.Status.SUBMITTED:
-        raise ScanRefused(409, "an answer came already")
+        raise ScanRefused(409, "this scan has ended: it was answered, or ran out of time")
     if exit_status != 0:
         said = "".join(c if c.isprintable() else " " for c in body.decode(errors="replace"))
         detail = f": {said.strip()[-200:]}" if said.strip() else ""

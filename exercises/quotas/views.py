@@ -25,15 +25,17 @@ def my_storage(request: HttpRequest) -> HttpResponse:
     see everyone's in the admin and on the outlook page)."""
     profile = active_profile()
     account = ClusterAccount.objects.filter(user=request.user).first()
-    rows = status.for_account(profile, account) if account else []
-    targets = [row.target for row in rows] if rows else list(profile.targets.all())
-    scan = scan_pages.state_of(account, targets) if account else None
     if request.htmx:
-        # The scan card's poll: once the scan has ended, the whole page again.
+        # The scan card's poll, every 2 s while a scan goes (its state only); once the
+        # scan has ended, the whole page again, with what it found.
+        scan = scan_pages.state_of(account, []) if account else None
         response = render(request, "quotas/my_storage.html#scan-state", {"scan": scan})
         if scan is None or scan.going is None:
             response["HX-Refresh"] = "true"
         return response
+    rows = status.for_account(profile, account) if account else []
+    targets = [row.target for row in rows] if rows else list(profile.targets.all())
+    scan = scan_pages.state_of(account, targets) if account else None
     for row in rows:
         row.scanned = scan.of(row.target) if scan else None
     weather = weather_pages.weather(targets)  # one query for every target

@@ -46,13 +46,12 @@ status=0
 {% endif %}
 # The answer, or (the program failed) the last of what it said, to the portal, tried
 # again for {{ retry_seconds }} s while the portal does not answer; a refusal is final.
-body=$result
-[ "$status" = 0 ] || { tail -c 400 -- "$said" >"$result"; body=$result; }
+[ "$status" = 0 ] || tail -c 400 -- "$said" >"$result"
 give_up=$((SECONDS + {{ retry_seconds }})) pause=1
 while :; do
   code=$(curl -q --silent --show-error --max-time 30 --output /dev/null --write-out '%{http_code}' \
     -H @"$secret" -H "X-Scan-Exit: $status" -H "Content-Type: application/json" \
-    --data-binary @"$body" {{ result_url }}) || true
+    --data-binary @"$result" {{ result_url }}) || true
   case "$code" in
   2?? | 409) break ;;
   4??) [ "$code" = 408 ] || [ "$code" = 429 ] || { say "the portal refused the answer (HTTP $code)"; break; } ;;

@@ -3,11 +3,13 @@ and what users and staff then read: My storage's purge preview and largest direc
 the banner, one e-mail per crossing, the staff outlook, the Open OnDemand export."""
 
 import json
+import subprocess
+from pathlib import Path
 
 import pytest
 from django.core import mail
 
-from exercises.quotas import notices, ondemand
+from exercises.quotas import notices, ondemand, scanner, scans
 from exercises.quotas.models import StorageNotice, StorageScan
 from tests.quotas import pending_scan, walk
 
@@ -75,6 +77,7 @@ def test_a_body_past_the_limit_is_refused_before_it_is_read(client, scan, settin
         (lambda w: w.update(dir="/srv/storagelab/scratch/someone-else"), "is not a target"),
         (lambda w: w.update(key="nosuchtarget"), "is not a target"),
         (lambda w: w["dirs"].extend([w["dirs"][0]] * 300), "problem(s) in its shape"),
+        (lambda w: w["purge"]["due"].pop("3"), "problem(s) in its shape"),
     ],
 )
 def test_a_crafted_answer_fails_the_scan_and_says_why(client, scan, ada_account, change, said):
@@ -188,3 +191,22 @@ def test_the_ondemand_export_carries_the_outlook_beside_its_entries(
     assert concern["user"] == ada_account.username and concern["purge_due_files"] == 2
     assert concern["path"].endswith(f"/scratch/{ada_account.username}")
     assert concern["days_to_full"] is None
+
+
+@pytest.mark.parametrize("kind", ["scan", "purge"])
+def test_the_job_script_is_valid_bash_with_every_value_quoted(ada_account, dev_profile, kind):
+    scan = pending_scan(ada_account)
+    scan.kind = kind
+    targets = scans.scannable(list(dev_profile.targets.all()))
+    if kind == "purge":
+        targets = [t for t in targets if t.purge_days]
+
+    script = scans.render_script(scan, targets)
+
+    checked = subprocess.run(["bash", "-n"], input=script, text=True, capture_output=True)
+    assert checked.returncode == 0, checked.stderr
+    assert "STORAGELAB_RESULT_TOKEN" in script and "scan-secret" not in script
+    if kind == "scan":  # the scanner whole, between its heredoc's lines
+        assert Path(scanner.__file__).read_text() in script
+    else:
+        assert "purge scratch /srv/storagelab/scratch/sl-ada 20160 a" in script
