@@ -12,6 +12,11 @@ from portal.errors import error_page
 View = Callable[..., HttpResponse]
 
 
+def is_staff(user: AbstractBaseUser) -> bool:
+    """For `only_if`: the site's staff (every user's storage, the week's weather)."""
+    return user.is_staff
+
+
 def only_if(may: Callable[[AbstractBaseUser], bool], refused: str) -> Callable[[View], View]:
     """The view for users `may` lets in; a visitor not logged in is sent to log in,
     anyone else gets the portal's 403 page, which says `refused` (who may, and why)."""

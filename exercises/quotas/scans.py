@@ -17,7 +17,6 @@ import hmac
 import json
 import logging
 import math
-import re
 import secrets
 import shlex
 import uuid
@@ -37,7 +36,7 @@ from exercises.catalogue.models import PurgeBy, StorageTarget
 from exercises.quotas import notices, scanner
 from exercises.quotas.models import StorageScan
 from exercises.quotas.status import forget_alerts
-from jobs.results import token_hash
+from jobs.results import ResultRefused, header_number, token_hash
 from jobs.slurm import JobSpec, SlurmError, get_client
 from portal.models import ClusterAccount
 
@@ -47,12 +46,6 @@ SCANNER_SOURCE = Path(scanner.__file__).read_text()
 # After its time in Slurm, the answer may take this long to arrive (the script's retries).
 ANSWER_GRACE = timedelta(seconds=60)
 ERROR_MAX_CHARS = 500
-
-
-class ScanRefused(Exception):
-    def __init__(self, status: int, message: str):
-        self.status = status
-        super().__init__(message)
 
 
 def scannable(targets: list[StorageTarget]) -> list[StorageTarget]:
@@ -308,18 +301,16 @@ class Removed(_Strict):
 
 
 def receive(scan: StorageScan, token: str, body: bytes, exit_header: str) -> None:
-    """The job's post. Raises ScanRefused: a wrong secret (403, checked first), a bad
-    exit header (400), a body too large (413), a second post (409). An answer that fails
-    its checks ends the scan failed."""
+    """The job's post. Raises ResultRefused, as a run's post does: a wrong secret (403,
+    checked first), a bad exit header (400), a body too large (413), a second post
+    (409). An answer that fails its checks ends the scan failed."""
     if not hmac.compare_digest(token_hash(token), scan.token_hash):
-        raise ScanRefused(403, "wrong token")
-    if not re.fullmatch(r"[0-9]{1,3}", exit_header) or int(exit_header) > 255:
-        raise ScanRefused(400, "X-Scan-Exit must be a number from 0 to 255")
-    exit_status = int(exit_header)
+        raise ResultRefused(403, "wrong token")
+    exit_status = header_number(exit_header, "X-Scan-Exit", 0, 255)
     if len(body) > settings.SCAN_RESULT_MAX_BYTES:
-        raise ScanRefused(413, f"the body is larger than {settings.SCAN_RESULT_MAX_BYTES} bytes")
+        raise ResultRefused(413, f"the body is larger than {settings.SCAN_RESULT_MAX_BYTES} bytes")
     if scan.status != StorageScan.Status.SUBMITTED:
-        raise ScanRefused(409, "this scan has ended: it was answered, or ran out of time")
+        raise ResultRefused(409, "this scan has ended: it was answered, or ran out of time")
     if exit_status != 0:
         said = "".join(c if c.isprintable() else " " for c in body.decode(errors="replace"))
         detail = f": {said.strip()[-200:]}" if said.strip() else ""

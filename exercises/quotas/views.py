@@ -15,8 +15,9 @@ from exercises.quotas import scan_pages, scans, status
 from exercises.quotas.models import StorageScan
 from exercises.quotas.outlook import concerns as site_outlook
 from exercises.weather import pages as weather_pages
+from jobs.results import ResultRefused
 from portal.models import ClusterAccount
-from portal.permissions import only_if
+from portal.permissions import is_staff, only_if
 
 
 @login_required
@@ -63,11 +64,7 @@ def _keep_on(targets: list) -> str:
     return lasting[0].name if lasting else ""
 
 
-def _is_staff(user) -> bool:
-    return user.is_staff
-
-
-@only_if(_is_staff, "Only staff see every user's storage outlook.")
+@only_if(is_staff, "Only staff see every user's storage outlook.")
 def outlook(request: HttpRequest) -> HttpResponse:
     """Staff: who fills within 7 days, and whose files the purge takes within 3."""
     profile = active_profile()
@@ -112,6 +109,6 @@ def scan_result(request: HttpRequest, key: str) -> HttpResponse:
             request.body,
             request.headers.get("X-Scan-Exit", "0"),
         )
-    except scans.ScanRefused as e:
+    except ResultRefused as e:
         return HttpResponse(f"{e}\n", status=e.status, content_type="text/plain")
     return HttpResponse("accepted\n", status=202, content_type="text/plain")

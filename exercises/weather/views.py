@@ -2,7 +2,6 @@
 and, for staff, every target hour by hour for a week."""
 
 from django.contrib.auth.decorators import login_required
-from django.contrib.auth.models import AbstractBaseUser
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
@@ -10,7 +9,7 @@ from exercises.catalogue.profiles import active_profile
 from exercises.weather import canaries, pages
 from jobs.access import runs_visible_to
 from portal.errors import NotFound
-from portal.permissions import only_if
+from portal.permissions import is_staff, only_if
 
 
 @login_required
@@ -37,11 +36,7 @@ def run_reading(request: HttpRequest, key: str) -> HttpResponse:
     return render(request, "weather/run_reading.html", ctx)
 
 
-def _is_staff(user: AbstractBaseUser) -> bool:
-    return user.is_staff
-
-
-@only_if(_is_staff, "Only staff see every target's weather over the week.")
+@only_if(is_staff, "Only staff see every target's weather over the week.")
 def heatmap(request: HttpRequest) -> HttpResponse:
     profile = active_profile()
     columns, rows = pages.heatmap(profile)
