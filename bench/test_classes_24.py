@@ -122,17 +122,26 @@ def test_five_classes_of_200_on_two_replicas_and_slurm_24(
 ) -> None:
     portal, slurm = replicas
 
+    on_nodes: list[str] = []
+
     def on_the_cluster(names: list[str]) -> None:
+        on_nodes.extend(names)
         subprocess.run([str(ROOT / "docker/cluster/account.sh"), *names], check=True, timeout=900)
 
-    figures = run_class(
-        "classes24", portal, slurm,
-        dev_profile, cluster_targets, [CLASS_SIZE] * CLASSES, make_user, make_cluster_username,
-        tmp_path, accounts_ready=on_the_cluster, deadline_s=60 * 60, class_gap_s=CLASS_GAP_S,
-        # The canaries of the same window as slurmrestd's counted requests: those of the
-        # accounts' making (minutes before it) are no part of the class.
-        besides=lambda counted_from: {"canaries": canaries(counted_from)},
-    )  # fmt: skip
+    try:
+        figures = run_class(
+            "classes24", portal, slurm,
+            dev_profile, cluster_targets, [CLASS_SIZE] * CLASSES, make_user,
+            make_cluster_username, tmp_path, accounts_ready=on_the_cluster,
+            deadline_s=60 * 60, class_gap_s=CLASS_GAP_S,
+            # The canaries of the same window as slurmrestd's counted requests: those of
+            # the accounts' making (minutes before it) are no part of the class.
+            besides=lambda counted_from: {"canaries": canaries(counted_from)},
+        )  # fmt: skip
+    finally:
+        # Off the nodes again: a thousand stale accounts slow every one made after them.
+        remove = [str(ROOT / "docker/cluster/account.sh"), "--remove", *on_nodes]
+        subprocess.run(remove, check=False, timeout=900)
 
     by_kind = figures["slurmrestd_by_kind"]
     weather = figures["canaries"]

@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# docker/cluster/account.sh NAME...: the host's accounts NAME on every node of the
+# docker/cluster/account.sh [--remove] NAME...: the host's accounts NAME on every node of the
 # cluster, with the same UID and GID (jobs run as the user, and files a node writes on
 # a shared filesystem must be theirs everywhere), and their own directory on the
 # networked target, /gluster/NAME (mode 700). The accounts must exist on the host
 # (docker/slurm/account.sh makes the dev site's). One script per container for all the
-# names: a class of a thousand takes seconds.
+# names: a class of a thousand takes seconds. --remove takes NAME's account and
+# directory off the nodes again (a bench's thousand accounts otherwise stay in every
+# node's /etc/passwd and slow each account made after them).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../lib.sh"
@@ -12,6 +14,23 @@ DOCKER=${DOCKER:-/usr/bin/docker}
 # Slurm's containers (the file servers have no users: glusterd keeps the files' owners).
 containers=$("$DOCKER" ps --format '{{.Names}}' --filter label=storagelab.cluster=1 --filter name=slurm-)
 [ -n "$containers" ] || die "the cluster does not run: docker/cluster/start.sh"
+if [ "${1:-}" = --remove ]; then
+  shift
+  accounts="" directories=""
+  for name in "$@"; do
+    # Names as useradd makes them, checked: they become words of the script below.
+    [[ $name =~ ^[a-z_][a-z0-9_-]*$ ]] || die "not an account name: $name"
+    accounts+="! getent passwd '$name' >/dev/null || userdel '$name'
+"
+    directories+="rm -rf '/gluster/$name'
+"
+  done
+  for c in $containers; do
+    printf 'set -e\n%s' "$accounts" | "$DOCKER" exec -i "$c" sh -s
+  done
+  printf 'set -e\n%s' "$directories" | "$DOCKER" exec -i slurm-n1 sh -s
+  exit 0
+fi
 accounts="" directories=""
 for name in "$@"; do
   entry=$(getent passwd "$name") || die "no account $name on this host"
