@@ -31,10 +31,24 @@ def describe(run: BenchmarkRun) -> str:
     files = f", {w.files_per_process} files each" if w.files_per_process > 1 else ""
     timed = f", for {w.seconds} s" if w.seconds else ""
     direct = ", direct I/O" if w.direct and not run.in_memory else ""
+    mpi = (", collective MPI-IO" if w.collective else ", MPI-IO") if w.mpi_io else ""
+    pieces = f" in {w.segments} interleaved pieces" if w.segments > 1 else ""
+    nodes = f", on {nodes_of(run)} nodes" if (nodes_of(run) or 1) > 1 else ""
     return (
         f"{w.pattern} writes of {iec(w.block_size)}, {w.processes} process(es) x "
-        f"{iec(w.size_per_process)}{files}{timed}{direct}, fsync {'on' if w.fsync else 'off'}"
+        f"{iec(w.size_per_process)}{pieces}{files}{timed}{direct}{mpi}{nodes}, "
+        f"fsync {'on' if w.fsync else 'off'}"
     )
+
+
+def nodes_of(run: BenchmarkRun) -> int | None:
+    """The nodes its job asks Slurm for: one for a directory each node has its own of
+    (its processes share the run's files), the exercise's nodes when it spreads its
+    processes over several, else as many as Slurm likes (None)."""
+    if run.node_local:
+        return 1
+    nodes = run.workload_params.nodes
+    return nodes if nodes > 1 else None
 
 
 def comment_safe(text: str) -> str:
@@ -119,6 +133,7 @@ def render_script(run: BenchmarkRun) -> str:
 
 def job_spec(run: BenchmarkRun, script: str, token: str) -> JobSpec:
     tasks = get_engine(run.engine).tasks(run.workload_params)
+    nodes = nodes_of(run)
     # A directory each node has its own of ($TMPDIR, a node's memory or disk) holds a
     # run only if all its processes are on that node: mdtest's ranks share the tree
     # rank 0 makes, IOR's read back what another rank wrote, the lesson is one node's.
@@ -136,7 +151,9 @@ def job_spec(run: BenchmarkRun, script: str, token: str) -> JobSpec:
         # that is away (the script's retries): a limit hit while sending loses it.
         time_limit_minutes=run.time_limit_minutes + math.ceil(settings.RESULT_RETRY_SECONDS / 60),
         tasks=tasks,
-        nodes=1 if run.node_local else None,
+        nodes=nodes,
+        # Spread evenly over them (4 and 4, not 7 and 1), as the exercise's text says.
+        tasks_per_node=math.ceil(tasks / nodes) if nodes and nodes > 1 else None,
         # No HOME: tools read their settings from there (curl its .curlrc), and the
         # target directory is no place for them.
         environment={

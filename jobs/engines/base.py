@@ -36,11 +36,28 @@ class Workload(BaseModel):
     # Time-based: write for this many seconds, over the files again and again, instead
     # of once through them: a figure over seconds, not over milliseconds of a timer.
     seconds: int | None = Field(default=None, ge=1, le=600)
+    # MPI-IO (IOR's MPIIO backend) instead of POSIX calls, and with it collective calls:
+    # every rank writes together, and a few aggregators gather their small pieces into
+    # large contiguous requests (collective buffering) before the filesystem sees them.
+    mpi_io: bool = False
+    collective: bool = False
+    # Each process writes its share in this many pieces, the processes' pieces taking
+    # turns in the file (IOR's segments): one shared file interleaved rank by rank.
+    segments: int = Field(default=1, ge=1, le=100_000)
+    # The nodes its processes spread over (a target every node sees; one node's own
+    # directory keeps them on one).
+    nodes: int = Field(default=1, ge=1, le=64)
 
     @model_validator(mode="after")
     def _sizes_fit(self) -> "Workload":
         if self.size_per_process % self.block_size:
             raise ValueError("size_per_process must be a multiple of block_size")
+        if self.size_per_process % (self.segments * self.block_size):
+            raise ValueError("size_per_process must be a multiple of segments x block_size")
+        if self.collective and not self.mpi_io:
+            raise ValueError("collective calls are MPI-IO's: set mpi_io too")
+        if self.nodes > self.processes:
+            raise ValueError("more nodes than processes: some nodes would have none")
         if self.files_per_process > 1 and not self.file_per_process:
             raise ValueError("many small files need file_per_process")
         if (self.size_per_process // self.files_per_process) < self.block_size:

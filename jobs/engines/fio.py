@@ -30,6 +30,11 @@ class Fio:
     metadata = False
 
     def command(self, workload: Workload, target: Target) -> list[str]:
+        if workload.mpi_io or workload.segments > 1 or workload.nodes > 1:
+            raise ValueError(
+                "fio forks its processes on one node and writes with POSIX calls: "
+                "MPI-IO, interleaved segments and several nodes need IOR"
+            )
         # fio splits --directory (and --filename) at ':' into several paths.
         if ":" in target.directory:
             raise ValueError(f"fio cannot use a directory with ':' in it: {target.directory}")

@@ -67,11 +67,26 @@ class Ior:
             )
         if workload.seconds:
             raise ValueError("time-based runs need fio: IOR here writes a set size")
-        argv = ["ior", "-a", "POSIX", "-w"]
+        if workload.mpi_io and workload.direct:
+            raise ValueError("direct I/O is a POSIX option here: MPI-IO runs go through the cache")
+        argv = ["ior", "-a", "MPIIO" if workload.mpi_io else "POSIX", "-w"]
+        if workload.collective:
+            argv.append("-c")  # MPI_File_write_at_all: collective buffering
+        if workload.mpi_io and workload.segments > 1 and not workload.file_per_process:
+            if workload.pattern == Pattern.RANDOM:
+                raise ValueError("interleaved MPI-IO pieces are written in order, not at random")
+            # All of a rank's pieces in one call, through a file view that skips the other
+            # ranks' pieces, as an application writes its slab of an array: one collective
+            # call then gathers every piece at once (not a call, and a wait, per piece).
+            argv += ["--mpiio.useStridedDatatype", "--mpiio.useFileView"]
         if workload.read_back:
             argv.append("-r")
-        # Plain byte counts: IOR reads a suffix-less number as bytes.
-        argv += ["-t", str(workload.block_size), "-b", str(workload.size_per_process), "-s", "1"]
+        # Plain byte counts: IOR reads a suffix-less number as bytes. Each rank writes
+        # its share in `segments` blocks; in a shared file, segment i holds every rank's
+        # i-th block in rank order, so with blocks of one transfer the ranks' writes
+        # interleave throughout the file.
+        piece = workload.size_per_process // workload.segments
+        argv += ["-t", str(workload.block_size), "-b", str(piece), "-s", str(workload.segments)]
         if workload.file_per_process:
             argv.append("-F")  # IOR appends the rank to the file name: ior.dat.00000003
         if workload.pattern == Pattern.RANDOM:

@@ -65,6 +65,8 @@ class Mdtest:
             raise ValueError("mdtest here gives every process files of its own")
         if workload.seconds or workload.direct:
             raise ValueError("mdtest counts file operations: no time-based or direct I/O runs")
+        if workload.mpi_io or workload.segments > 1:
+            raise ValueError("mdtest makes files with POSIX calls: MPI-IO and segments need IOR")
         # mdtest splits -d at '@' into several directories.
         if "@" in target.directory:
             raise ValueError(f"mdtest cannot use a directory with '@' in it: {target.directory}")

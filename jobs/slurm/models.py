@@ -81,6 +81,9 @@ class JobSpec(BaseModel):
     cpus_per_task: int = Field(default=1, ge=1)
     # One node for a run on a directory only one node sees; None: as Slurm places them.
     nodes: int | None = Field(default=None, ge=1)
+    # Tasks on each node, for ranks spread evenly (Slurm's default fills a node first:
+    # eight tasks on two nodes of eight CPUs become seven and one).
+    tasks_per_node: int | None = Field(default=None, ge=1)
     environment: dict[str, str] = Field(default_factory=dict)
     # A job of the same user this one starts after, however that one ends (Slurm's
     # afterany dependency): a user's runs go one at a time (jobs/submission.py).

@@ -119,6 +119,72 @@ def test_many_small_files_are_left_to_fio() -> None:
         Ior().command(w, TARGET)
 
 
+def test_mpi_io_writes_through_iors_mpiio_backend_and_collective_adds_its_flag() -> None:
+    independent = Ior().command(workload(mpi_io=True), TARGET)
+    collective = Ior().command(workload(mpi_io=True, collective=True), TARGET)
+
+    assert independent[:4] == collective[:4] == ["ior", "-a", "MPIIO", "-w"]
+    assert "-c" not in independent and "-c" in collective
+    assert "-c" not in Ior().command(workload(), TARGET)
+
+
+def test_segments_interleave_each_ranks_share_in_pieces_of_one_transfer() -> None:
+    w = workload(block_size=16 * KiB, size_per_process=4 * MiB, segments=256)
+
+    argv = Ior().command(w, TARGET)
+
+    # 256 segments of a 16 KiB block per rank: rank by rank, piece by piece.
+    assert (value_after(argv, "-t"), value_after(argv, "-b"), value_after(argv, "-s")) == (
+        "16384",
+        "16384",
+        "256",
+    )
+
+
+@pytest.mark.parametrize(
+    ("changes", "message"),
+    [
+        ({"collective": True}, "collective calls are MPI-IO's"),
+        ({"segments": 3}, "multiple of segments x block_size"),
+        ({"processes": 2, "nodes": 4}, "more nodes than processes"),
+    ],
+)
+def test_a_workload_that_cannot_run_as_written_is_refused(changes: dict, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        workload(**changes)
+
+
+def test_interleaved_mpi_io_pieces_go_in_one_call_through_a_file_view() -> None:
+    shared = {"file_per_process": False, "block_size": 4 * KiB, "size_per_process": 8 * MiB}
+    interleaved = Ior().command(workload(mpi_io=True, segments=2048, **shared), TARGET)
+    plain = Ior().command(workload(mpi_io=True, **shared), TARGET)
+
+    views = ["--mpiio.useStridedDatatype", "--mpiio.useFileView"]
+    assert all(flag in interleaved for flag in views)
+    assert not any(flag in plain for flag in views)
+    with pytest.raises(ValueError, match="written in order, not at random"):
+        Ior().command(
+            workload(mpi_io=True, segments=2048, pattern=Pattern.RANDOM, **shared), TARGET
+        )
+
+
+def test_mpi_io_has_no_direct_io_here() -> None:
+    with pytest.raises(ValueError, match="direct I/O is a POSIX option"):
+        Ior().command(workload(mpi_io=True, direct=True), TARGET)
+
+
+@pytest.mark.parametrize("changes", [{"mpi_io": True}, {"segments": 4}, {"nodes": 2}])
+def test_fio_leaves_mpi_io_segments_and_nodes_to_ior(changes: dict) -> None:
+    with pytest.raises(ValueError, match="need IOR"):
+        get_engine("fio").command(workload(**changes), TARGET)
+
+
+def test_mdtest_leaves_mpi_io_and_segments_to_ior() -> None:
+    for changes in ({"mpi_io": True}, {"segments": 4}):
+        with pytest.raises(ValueError, match="need IOR"):
+            get_engine("mdtest").command(workload(**changes), TARGET)
+
+
 def test_the_engine_registry_hands_out_ior() -> None:
     assert isinstance(get_engine("ior"), Ior)
 

@@ -126,6 +126,23 @@ def test_a_run_on_a_directory_each_node_has_its_own_of_is_kept_on_one_node(
     assert nodes == [None, 1, 1]
 
 
+def test_ranks_spread_over_nodes_ask_slurm_for_them_unless_the_directory_is_a_nodes_own(
+    trainee_account, disk_target, tmpfs_target
+) -> None:
+    spread = workload(8, nodes=2, mpi_io=True, file_per_process=False)
+    on_disk = make_run(trainee_account, disk_target, engine="ior", workload=spread)
+    in_memory = make_run(trainee_account, tmpfs_target, engine="ior", workload=spread)
+
+    specs = [job_spec(run, render_script(run), "t") for run in (on_disk, in_memory)]
+
+    # Two nodes where both see the file; all on one where each node has its own.
+    assert [spec.nodes for spec in specs] == [2, 1]
+    # Evenly: four ranks a node, not the seven and one Slurm packs by default.
+    assert [spec.tasks_per_node for spec in specs] == [4, None]
+    assert "MPI-IO, on 2 nodes" in specs[0].script
+    assert "nodes" not in specs[1].script.splitlines()[2]
+
+
 def test_slurm_opens_no_file_of_a_run_on_a_path_either(trainee_account, disk_target) -> None:
     """Slurm would open the output file in the target directory before the script has
     checked it, and follow a link another user planted there: it sends the job's output

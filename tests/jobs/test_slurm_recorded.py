@@ -667,6 +667,18 @@ def test_a_run_kept_on_one_node_asks_each_release_for_one_node(release: str, ver
 
 
 @pytest.mark.parametrize("release, version", SPEC_VERSIONS)
+def test_ranks_spread_over_two_nodes_ask_each_release_for_as_many_on_each(
+    release: str, version: str
+) -> None:
+    spread = SPEC.model_copy(update={"tasks": 8, "nodes": 2, "tasks_per_node": 4})
+    payload = adapters.submit_payload(version, spread)
+
+    check_submission(release, version, payload)
+    assert payload["job"]["tasks_per_node"] == 4
+    assert "tasks_per_node" not in adapters.submit_payload(version, SPEC)["job"]
+
+
+@pytest.mark.parametrize("release, version", SPEC_VERSIONS)
 def test_a_run_after_another_asks_each_release_to_start_it_once_that_one_ended(
     release: str, version: str
 ) -> None:

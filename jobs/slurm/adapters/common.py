@@ -173,5 +173,6 @@ def job_fields(spec: JobSpec) -> dict[str, Any]:
         # would rerun it after a node failure): the portal says what happened, and
         # starting it again is the trainee's choice.
         "requeue": False,
+        **({"tasks_per_node": spec.tasks_per_node} if spec.tasks_per_node else {}),
         **({"dependency": f"afterany:{spec.after}"} if spec.after else {}),
     }
