@@ -186,6 +186,16 @@ class Exercise(models.Model):
     seconds = models.PositiveSmallIntegerField(
         null=True, blank=True, help_text="Time-based: write for this long (empty: once through)"
     )
+    mpi_io = models.BooleanField(default=False, help_text="MPI-IO calls instead of POSIX (IOR)")
+    collective = models.BooleanField(
+        default=False, help_text="Collective MPI-IO calls: collective buffering (IOR)"
+    )
+    segments = models.PositiveIntegerField(
+        default=1, help_text="Each process writes its share in this many interleaved pieces (IOR)"
+    )
+    nodes = models.PositiveSmallIntegerField(
+        default=1, help_text="Nodes the processes spread over, on a target every node sees"
+    )
     # What one run of it should show (exercises/catalogue/lessons.py), e.g.
     # {"faster": "tmp", "slower": "global", "factor": 5, "text": "..."}.
     claims = models.JSONField(default=list, blank=True)
@@ -217,6 +227,10 @@ class Exercise(models.Model):
             read_back=self.read_back,
             direct=self.direct_io,
             seconds=self.seconds,
+            mpi_io=self.mpi_io,
+            collective=self.collective,
+            segments=self.segments,
+            nodes=self.nodes,
         )
 
     @property

@@ -97,6 +97,38 @@ def test_a_file_per_process_a_shared_file_and_mdtest_on_disk_and_tmpfs(lab_clien
     assert shown(by_key["6"][0].result.create_ops_s) in run_page  # as pages write a figure
 
 
+def test_mpi_io_ranks_spread_over_both_nodes_write_one_shared_file_in_turns(
+    live_portal, dev_profile, trainee_account
+) -> None:
+    """8a and 8b on $WORK, which both nodes mount: four ranks on each node; in
+    $TMPDIR, a node's own memory, all eight on one."""
+    client = Client()
+    client.force_login(trainee_account.user)
+    runs = []
+    for key in ("8a", "8b"):
+        response = client.post(f"/lab/{key}/runs", {"targets": ["work", "tmp"]})
+        assert response.status_code == 302, response.content.decode()[:500]
+        runs += BenchmarkRun.objects.filter(exercise__key=key, user=trainee_account.user)
+
+    for run in follow(*runs, timeout=150):
+        assert_completed(run)
+        options = json.loads(run.raw_output[run.raw_output.index("{") :])["tests"][0]["Options"]
+        assert (options["api"], options["tasks"], run.result.processes) == ("MPIIO", 8, 8)
+        assert options["type"] == ("collective" if run.exercise.key == "8b" else "independent")
+        assert (options["segments"], options["xfersize"], options["blocksize"]) == (
+            2048,
+            "4096 bytes",
+            "4096 bytes",
+        )
+        # Each rank's pieces in one call, through a file view.
+        assert "--mpiio.useFileView" in run.job_script
+        assert options["access"] == "single-shared-file"
+        # IOR counted the nodes its ranks ran on, as Slurm placed them.
+        on_two = run.target.key == "work"
+        assert (options["nodes"], options["clients per node"]) == ((2, 4) if on_two else (1, 8))
+        assert (run.node_names == "slurm-n[1-2]") == on_two, run.node_names
+
+
 def mpi_plugins() -> str:
     """What `srun --mpi=list` offers on the dev cluster."""
     listed = on_controller("srun", "--mpi=list")

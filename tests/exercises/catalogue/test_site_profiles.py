@@ -61,6 +61,21 @@ def test_the_dev_site_runs_fio_and_names_ior_and_mdtest_where_it_uses_them() -> 
     assert engines["1a-ior"] == engines["2b-ior"] == engines["5b"] == "ior"
     assert engines["6"] == "mdtest"
     assert {e.key for e in exercises if e.read_back} == {"5a", "5b"}
+    # MPI-IO's two ways with one shared file, its ranks over both nodes.
+    assert engines["8a"] == engines["8b"] == "ior"
+    spread = {e.key: (e.mpi_io, e.collective, e.nodes) for e in exercises if e.nodes > 1}
+    assert spread == {"8a": (True, False, 2), "8b": (True, True, 2)}
+
+
+def test_a_collective_exercise_without_mpi_io_is_refused_and_nothing_is_stored() -> None:
+    data = tomllib.loads((PROFILES / "dev.toml").read_text())
+    data["profile"]["name"] = "collective-posix"
+    next(e for e in data["exercises"] if e["key"] == "8b")["mpi_io"] = False
+
+    with pytest.raises(ValidationError, match="collective calls are MPI-IO's"):
+        load(data)
+
+    assert not SiteProfile.objects.filter(name="collective-posix").exists()
 
 
 # References: each figure keeps its metric, value, unit and source; a mistake in one
@@ -83,7 +98,11 @@ def test_the_cri_figures_land_with_their_units_and_sources() -> None:
     assert "single shared file" in shared_read.source
     stat = figure("mdtest", "gpfs-data", "stat")
     assert (stat.value, stat.unit, stat.mib_s) == (4577691, "ops/s", None)
-    assert refs.count() == 32  # IOR: 2 layouts x write/read x 4 targets; mdtest: 4 x 4
+    mpi_io = figure("ior-shared-mpiio", "isilon", "write")
+    assert (mpi_io.value, mpi_io.exercise.mpi_io, mpi_io.exercise.collective) == (12, True, False)
+    assert "IOR MPI-IO, 16 nodes, 448 cores, single shared file" in mpi_io.source
+    # IOR: 2 layouts x 2 interfaces x write/read x 4 targets; mdtest: 4 x 4
+    assert refs.count() == 48
     assert set(refs.values_list("unit", flat=True)) == {"MB/s", "ops/s"}
 
 
@@ -113,7 +132,7 @@ def test_loading_again_updates_the_references_and_adds_none() -> None:
     for _ in range(2):
         call_command("load_site_profile", "cri", stdout=io.StringIO())
 
-    assert ReferenceResult.objects.filter(exercise__profile__name="cri").count() == 32
+    assert ReferenceResult.objects.filter(exercise__profile__name="cri").count() == 48
 
 
 def cri_with(number: int = 0, **changes: object) -> dict:
@@ -148,7 +167,8 @@ BAD_REFERENCES = {
     "an exercise the profile lacks": (
         0,
         {"exercise": "ior-fp"},
-        "no exercise 'ior-fp' in this profile (its exercises: ior-fpp, ior-shared, mdtest)",
+        "no exercise 'ior-fp' in this profile (its exercises: ior-fpp, ior-shared, "
+        "ior-fpp-mpiio, ior-shared-mpiio, mdtest)",
     ),
     "a target the profile lacks": (0, {"target": "gpfs"}, "no target 'gpfs' in this profile (its"),
     "no source": (0, {"source": None}, "missing source"),
@@ -237,9 +257,11 @@ def test_the_dev_exercises_state_the_lessons_the_lesson_check_counts() -> None:
             ("2a/binfs", "2a/global", 5.0),
         ],
         "2b": [("2b/tmp", "2b/global", 1.0)],
+        "8b": [("8b/work", "8a/work", 1.0)],
     }
-    # Each runs 2 seconds past the page cache, and says so and why on its page.
-    for key in claims:
+    # Each of fio's runs 2 seconds past the page cache, and says so and why on its page
+    # (8b's IOR writes its pieces once through, as 8a's).
+    for key in claims.keys() - {"8b"}:
         exercise = profile.exercises.get(key=key)
         assert (exercise.seconds, exercise.direct_io) == (2, True)
         assert "Why this way:" in exercise.measures
