@@ -12,7 +12,7 @@ import math
 from dataclasses import dataclass
 
 from exercises.advisor import Access
-from exercises.advisor.job import pattern_of
+from exercises.advisor.job import interleaved, pattern_of
 from exercises.advisor.job_io import JobIO
 from jobs.engines import get_engine
 from jobs.engines.base import Pattern, Target, Workload
@@ -28,6 +28,9 @@ MOST_FILES = 100_000
 # replays as mdtest's create-write-read-remove of that many files.
 MANY_FILES = 100
 SMALL_FILE = 1 * MiB
+# A shared file written in pieces that take turns: at most this many pieces a process
+# (the engines' bound on IOR's segments).
+MOST_SEGMENTS = 100_000
 
 
 class NotReplayable(ValueError):
@@ -116,6 +119,13 @@ def replay_of(
     per_process = max(per_process // unit, 1) * unit
     if per_process < SMALLEST_PER_PROCESS:
         per_process = math.ceil(SMALLEST_PER_PROCESS / unit) * unit
+    # Ranks that wrote a shared file in small pieces taking turns (exercise 8a) replay
+    # in the same turns: every piece a request of its own, as the job's were, not each
+    # rank's share in one stretch, which a filesystem gathers into large requests.
+    segments = 1
+    if engine == "ior" and shared and interleaved(io):
+        segments = min(per_process // block, MOST_SEGMENTS)
+        per_process = segments * block
     try:
         workload = Workload(
             pattern=pattern,
@@ -130,6 +140,7 @@ def replay_of(
             # storage decides, not the memory of the node the replay ran on.
             direct=engine != "mdtest",  # mdtest counts file operations, not bytes
             seconds=seconds if time_based else None,
+            segments=segments,
         )
         # The engine's own rules (e.g. IOR writes no many small files), as an exercise's.
         get_engine(engine).command(workload, Target(directory="/replay"))
@@ -168,6 +179,8 @@ def _what_is_kept(workload: Workload, engine: str, time_based: bool, seconds: in
         said.append(f"{workload.files_per_process:,} small files a process")
     elif workload.processes > 1:
         said.append("a file each" if workload.file_per_process else "one file they share")
+    if workload.segments > 1:
+        said.append("in pieces that take turns with the other processes'")
     if workload.fsync:
         said.append("fsync before the clock stops")
     if workload.read_back:

@@ -212,10 +212,13 @@ def read(run_id: int) -> None:
         RunLog.objects.filter(pk=run_id).update(problem=str(e)[:500])
         return
     processes = row.run.workload_params.processes
-    if io.nprocs < processes:
-        # Ranks on another node leave their logs there: a part is never shown as the whole.
+    # One log a process Darshan watched, whether it read or wrote (with collective
+    # buffering only the aggregators write: the other ranks' logs hold their opens).
+    # Ranks on another node leave theirs there: a part is never shown as the whole.
+    logs = len(row.sizes)
+    if logs < processes:
         RunLog.objects.filter(pk=run_id).update(
-            problem=f"Logs came from {io.nprocs} of the run's {processes} processes, so "
+            problem=f"Logs came from {logs} of the run's {processes} processes, so "
             "its I/O summary is not shown: a part would pass for the whole. (A process on "
             "another node than the job's first writes its log there.)"
         )

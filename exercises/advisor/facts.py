@@ -33,6 +33,8 @@ def shapes(profile: SiteProfile) -> list[ExerciseShape]:
             reads=e.read_back,
             shared_file=not e.file_per_process,
             engine=e.runs_with,
+            mpi_io=e.mpi_io,
+            collective=e.collective,
         )
         for e in profile.exercises.all()
     ]

@@ -36,6 +36,10 @@ RANKS_PER_NODE = 128
 SYNC_MISMATCH = 0.5
 # How much further than any exercise that syncs the page-cache trap stays (4a).
 NEVER_A_MODEL = 2.0
+# Small interleaved pieces of one shared file: several ranks, requests under this
+# size, going forward but seldom right after the rank's last one (its next piece lies
+# past the other ranks'). Collective buffering gathers exactly these.
+INTERLEAVED_MAX = 1 * MiB
 
 
 def pattern_of(p: JobIO) -> Access:
@@ -85,6 +89,8 @@ class ExerciseShape:
     reads: bool = False  # it reads its data back: it has read figures
     shared_file: bool = False  # every process writes its part of one file
     engine: str = ""  # the benchmark's program (fio, ior): breaks ties between twins
+    mpi_io: bool = False  # through MPI-IO's calls
+    collective: bool = False  # MPI-IO's collective calls (collective buffering)
 
 
 def io_distance(p: JobIO, e: ExerciseShape) -> float:
@@ -147,6 +153,58 @@ def named(
     return model
 
 
+def interleaved(p: JobIO) -> bool:
+    """Whether the job's ranks wrote small pieces of a shared file in turns, each
+    piece a request of its own (exercise 8a's pattern)."""
+    return (
+        p.shared_files > 0
+        and p.nprocs > 1
+        and p.writes > p.nprocs
+        and 0 < p.typical_request_bytes < INTERLEAVED_MAX
+        and p.sequential_share >= SEQUENTIAL_SEQ
+        and p.consecutive_share < SEQUENTIAL_CONSEC
+    )
+
+
+def collective_advice(
+    p: JobIO,
+    targets: Sequence[TargetFacts],
+    shapes: Sequence[ExerciseShape],
+    figures_for: "FiguresFor",
+) -> str:
+    """For a job that wrote interleaved pieces of a shared file: collective I/O, or a
+    file per process, with the site's figures of the same pieces written independently
+    and collectively where it has both (on the target collective gains most), else ""."""
+    if not interleaved(p):
+        return ""
+    text = (
+        f"Your {p.nprocs:,} processes wrote pieces of {size_words(p.typical_request_bytes)} "
+        "of one shared file in turns, each piece a request of its own. Collective MPI-IO "
+        "gathers such pieces into a few large writes: call MPI_File_write_at_all instead "
+        "of MPI_File_write_at, or ask your I/O library for collective transfers (HDF5: "
+        "H5Pset_dxpl_mpio with H5FD_MPIO_COLLECTIVE; NetCDF: nc_var_par_access with "
+        "NC_COLLECTIVE). Or let each process write a file of its own."
+    )
+    independent = next((e for e in shapes if e.mpi_io and not e.collective and e.shared_file), None)
+    collective = next((e for e in shapes if e.collective), None)
+    if independent is None or collective is None:
+        return text
+    apart, together = figures_for(independent.key, False), figures_for(collective.key, False)
+    both = [k for k in together if k in apart and apart[k][0] > 0 and together[k][0] > 0]
+    if not both:
+        return text
+    best = max(both, key=lambda k: together[k][0] / apart[k][0])
+    (fast, source), (slow, _) = together[best], apart[best]
+    names = {t.key: t.name for t in targets}
+    ratio = ratio_as_shown(fast, slow)
+    gain = f"{times(ratio)} as fast as" if ratio >= 1 else f"{times(1 / ratio)} slower than"
+    return (
+        f"{text} On {names.get(best, best)}, collective calls wrote exercise "
+        f"{independent.key}'s pieces {gain} independent ones: {speed(fast)} against "
+        f"{speed(slow)} (exercises {collective.key} and {independent.key}, {source})."
+    )
+
+
 def size_words(n: int) -> str:
     for unit, name in ((GiB, "GiB"), (MiB, "MiB"), (KiB, "KiB")):
         if n >= unit:
@@ -194,6 +252,7 @@ class JobAdvice:
     model: ExerciseShape | None  # whose figures the advice quotes: what Check my job names
     likeness: str
     speedup: Speedup | None
+    collective: str = ""  # interleaved pieces of a shared file: collective I/O, with figures
 
     @property
     def kind(self) -> str:
@@ -301,6 +360,7 @@ def advise_job(
         model=exercise,
         likeness=likeness(p, name) if name else "",
         speedup=speedup(advice, targets, question, figures, exercise, by_writes),
+        collective=collective_advice(p, targets, shapes, figures_for),
     )
 
 

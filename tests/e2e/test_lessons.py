@@ -1,11 +1,12 @@
-"""A trainee runs 1a and 2a once on the dev targets the lessons name and reads the
-lesson off the chart and the panel; the advisor quotes the site's stored medians. In Debian's
-Chromium, on the live cluster; screenshots in tests/e2e/artifacts/."""
+"""A trainee runs 1a and 2a (and 8a then 8b) once on the dev targets the lessons name
+and reads the lesson off the chart and the panel; the advisor quotes the site's stored
+medians. In Debian's Chromium, on the live cluster; screenshots in tests/e2e/artifacts/."""
 
 import pytest
 from playwright.sync_api import Page, expect
 
 from exercises.catalogue.models import MeasuredReference, Metric
+from jobs.models import BenchmarkRun
 from tests.e2e.browser import ARTIFACTS, ask_the_advisor, log_in
 
 TARGETS = ("$HOME", "$GLOBAL", "$SCRATCH", "$TMPDIR")
@@ -65,6 +66,41 @@ def test_one_run_of_1a_and_2a_on_every_target_shows_their_lessons(
     assert random["$BINFS"] >= 5 * random["$GLOBAL"]
     assert random["$GLOBAL"] < streaming["$GLOBAL"] and random["$SCRATCH"] < streaming["$SCRATCH"]
     page.screenshot(path=ARTIFACTS / "lesson-2a.png", full_page=True)
+
+
+@pytest.mark.alone("measures the lessons on a quiet cluster")
+def test_collective_mpi_io_beats_independent_calls_on_the_network_volume(
+    live_portal, sync_loop, dev_profile, trainee_account, page: Page
+) -> None:
+    """8a and 8b: eight ranks on two nodes write one shared file in 16 KiB pieces
+    that take turns, independently and then collectively, on $WORK (GlusterFS over
+    the network) and in $TMPDIR (all on one node, in memory)."""
+    log_in(page, live_portal, trainee_account.user)
+    pair = ("$WORK", "$TMPDIR")
+
+    run_on(page, live_portal, "8a", pair)
+    independent = my_medians(page, len(pair))
+    run_on(page, live_portal, "8b", pair)
+    collective = my_medians(page, len(pair))
+
+    lesson = page.locator("ul.lesson > li")
+    expect(lesson).to_have_count(1)
+    expect(page.locator("ul.lesson > li.shown")).to_have_count(1)
+    expect(lesson.first).to_contain_text("collective MPI-IO writes the interleaved pieces faster")
+    assert collective["$WORK"] > independent["$WORK"]
+    expect(page.locator("main")).to_contain_text("the processes spread over 2 nodes")
+    page.screenshot(path=ARTIFACTS / "lesson-8b.png", full_page=True)
+
+    # 8a's run page: what Darshan saw of the ranks' pieces, and what Check my job tells
+    # a job that writes so, with the two figures the trainee just measured.
+    independent_run = BenchmarkRun.objects.get(
+        user=trainee_account.user, exercise__key="8a", target__key="work"
+    )
+    page.goto(f"{live_portal}/jobs/runs/{independent_run.key}/")
+    advice = page.locator("#io-collective")
+    expect(advice).to_contain_text("8 processes wrote pieces of 4 KiB of one shared file in turns")
+    expect(advice).to_contain_text("On $WORK, collective calls wrote exercise 8a's pieces")
+    page.screenshot(path=ARTIFACTS / "run-8a-collective-advice.png", full_page=True)
 
 
 def test_the_advisor_quotes_the_sites_stored_medians(

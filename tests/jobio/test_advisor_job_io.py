@@ -390,3 +390,64 @@ def test_a_run_whose_log_does_something_else_is_named_by_its_log() -> None:
     # Nor are random writes a run of 1a's, whatever the run says it ran.
     scattered = TABLE["random 4 KiB writes to one 64 MiB file"].io
     assert advise_job(scattered, VSC3, 64, SHAPES, figures_for, ran="1a").resembles.key == "2a"
+
+
+# Interleaved pieces of one shared file (exercises 8a and 8b): collective I/O.
+
+INDEPENDENT = ExerciseShape(
+    "8a", "Independent", "sequential", 16 * KiB, 8, 1, shared_file=True, engine="ior", mpi_io=True
+)
+COLLECTIVE = replace(INDEPENDENT, key="8b", title="Collective", collective=True)
+WITH_MPI_IO = [*SHAPES, INDEPENDENT, COLLECTIVE]
+# Each rank's next 16 KiB piece lies past the other 63 ranks': forward, never right after.
+IN_TURNS = replace(
+    io(size=16 * KiB, requests=64 * 256, procs=64, seq=1.0, consec=0.0), shared_files=1, syncs=1
+)
+
+
+def mpi_io_figures(key: str, reading: bool) -> dict[str, tuple[float, str]]:
+    measured = {
+        "8a": {"global": (40.0, "calibration round 2"), "tmp": (900.0, "calibration round 2")},
+        "8b": {"global": (200.0, "calibration round 2"), "tmp": (810.0, "calibration round 2")},
+    }
+    return {} if reading else measured.get(key, {})
+
+
+def test_ranks_writing_a_shared_file_in_turns_are_told_to_write_collectively() -> None:
+    job = advise_job(IN_TURNS, VSC3, 64, WITH_MPI_IO, mpi_io_figures)
+
+    assert job.resembles.key == "8a"  # the independent twin: what the job did
+    assert "64 processes wrote pieces of 16 KiB of one shared file in turns" in job.collective
+    assert "MPI_File_write_at_all" in job.collective and "a file of its own" in job.collective
+    # The target where collective gained most, with both figures and their source.
+    assert (
+        "On $GLOBAL, collective calls wrote exercise 8a's pieces 5.0× as fast as independent "
+        "ones: 200.0 MiB/s against 40.0 MiB/s (exercises 8b and 8a, calibration round 2)."
+    ) in job.collective
+
+
+def test_without_both_figures_the_collective_advice_quotes_none() -> None:
+    job = advise_job(IN_TURNS, VSC3, 64, WITH_MPI_IO, lambda key, reading: {})
+
+    assert "MPI_File_write_at_all" in job.collective and "MiB/s" not in job.collective
+    assert "MiB/s" not in advise_job(IN_TURNS, VSC3, 64, SHAPES, mpi_io_figures).collective
+
+
+@pytest.mark.parametrize(
+    "changes",
+    [
+        {"shared_files": 0},  # a file each
+        {"consecutive_requests": 64 * 255},  # each rank's part in one run (5b)
+        {"nprocs": 1},  # one writer
+    ],
+)
+def test_no_collective_advice_for_writes_that_are_not_in_turns(changes: dict) -> None:
+    job = advise_job(replace(IN_TURNS, **changes), VSC3, 64, WITH_MPI_IO, mpi_io_figures)
+
+    assert job.collective == ""
+
+
+def test_collective_advice_is_not_given_for_large_pieces() -> None:
+    large = replace(IN_TURNS, common_sizes=((4 * MiB, 64 * 256),))
+
+    assert advise_job(large, VSC3, 64, WITH_MPI_IO, mpi_io_figures).collective == ""

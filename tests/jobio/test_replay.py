@@ -168,3 +168,26 @@ def test_scattered_requests_land_over_files_the_size_of_the_jobs() -> None:
     assert (w.pattern, w.block_size, w.size_per_process, w.seconds) == (
         Pattern.RANDOM, 4 * KiB, 64 * MiB, 5,
     )  # fmt: skip
+
+
+def test_ranks_writing_a_shared_file_in_turns_replay_in_the_same_turns() -> None:
+    in_turns = job(
+        nprocs=64, files=1, shared_files=1, writes=64 * 256, sequential_requests=64 * 255,
+        consecutive_requests=0, first_requests=64, bytes_written=256 * MiB,
+        footprint_bytes=256 * MiB, common_sizes=((16 * KiB, 64 * 256),),
+    )  # fmt: skip
+
+    replay = replay_of(in_turns, max_bytes=64 * MiB, max_processes=8)
+
+    w = replay.workload
+    assert (replay.engine, w.processes, w.file_per_process, w.block_size) == (
+        "ior", 8, False, 16 * KiB,
+    )  # fmt: skip
+    # Every piece one request, each rank's pieces between the others': IOR's segments.
+    assert (w.segments, w.size_per_process) == (512, 8 * MiB)
+    assert "in pieces that take turns with the other processes'" in replay.kept
+    argv = get_engine("ior").command(w, Target(directory="/replay"))
+    assert argv[argv.index("-b") + 1] == str(16 * KiB) and argv[argv.index("-s") + 1] == "512"
+    # Each rank's share in one stretch (IOR's usual layout) stays so.
+    in_stretches = dataclasses.replace(in_turns, consecutive_requests=64 * 255)
+    assert replay_of(in_stretches, max_bytes=64 * MiB).workload.segments == 1

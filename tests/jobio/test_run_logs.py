@@ -212,6 +212,24 @@ def test_logs_of_some_of_the_runs_processes_are_not_shown_as_the_whole_run(
     assert 'id="jobio-data"' not in page
 
 
+def test_ranks_that_only_opened_the_file_still_make_the_run_whole(
+    client, run, dev_profile, tasks_run_at_commit
+) -> None:
+    # Collective buffering: one aggregator wrote; the other three opened the file and
+    # handed it their pieces (their logs hold opens, no reads or writes).
+    run.workload = {**run.workload, "processes": 4}
+    run.save()
+    logs = [log("sequential-1m").read_bytes()] + [log("no-io").read_bytes()] * 3
+    sizes = ",".join(str(len(data)) for data in logs)
+    send(client, run, b"".join(logs), **{"X-Darshan-Sizes": sizes})
+
+    page = io_page(client, run)
+
+    assert "Logs came from" not in page
+    assert 'id="jobio-data"' in page
+    assert "Darshan recorded 2,048 writes of 1 MiB one after another, one process" in page
+
+
 def test_a_job_that_wrote_no_log_says_so(client, run) -> None:
     assert send(client, run, b"", **{"X-Darshan-Missing": "none"}).status_code == 202
     assert send(client, run, b"", **{"X-Darshan-Missing": "none"}).status_code == 409

@@ -51,6 +51,8 @@ class Command(BaseCommand):
             "ranking": job.ranking,
             "plan": job.advice.plan,
             "speedup": job.speedup.text if job.speedup else None,
+            # Interleaved pieces of a shared file: collective I/O, with the site's figures.
+            "collective": job.collective or None,
         }
         if options["json"]:
             self.stdout.write(json.dumps(summary))
@@ -67,3 +69,5 @@ class Command(BaseCommand):
         self.stdout.write(job.advice.plan)
         if job.speedup:
             self.stdout.write(job.speedup.text)
+        if job.collective:
+            self.stdout.write(job.collective)
