@@ -33,7 +33,8 @@ def describe(run: BenchmarkRun) -> str:
     direct = ", direct I/O" if w.direct and not run.in_memory else ""
     mpi = (", collective MPI-IO" if w.collective else ", MPI-IO") if w.mpi_io else ""
     pieces = f" in {w.segments} interleaved pieces" if w.segments > 1 else ""
-    nodes = f", on {nodes_of(run)} nodes" if (nodes_of(run) or 1) > 1 else ""
+    spread = nodes_of(run) or 1
+    nodes = f", on {spread} nodes" if spread > 1 else ""
     return (
         f"{w.pattern} writes of {iec(w.block_size)}, {w.processes} process(es) x "
         f"{iec(w.size_per_process)}{pieces}{files}{timed}{direct}{mpi}{nodes}, "

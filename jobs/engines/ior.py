@@ -75,6 +75,9 @@ class Ior:
         if workload.mpi_io and workload.segments > 1 and not workload.file_per_process:
             if workload.pattern == Pattern.RANDOM:
                 raise ValueError("interleaved MPI-IO pieces are written in order, not at random")
+            if workload.size_per_process != workload.segments * workload.block_size:
+                # IOR's file view holds one transfer a segment.
+                raise ValueError("interleaved MPI-IO pieces are one transfer (block_size) each")
             # All of a rank's pieces in one call, through a file view that skips the other
             # ranks' pieces, as an application writes its slab of an array: one collective
             # call then gathers every piece at once (not a call, and a wait, per piece).

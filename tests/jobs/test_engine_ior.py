@@ -162,6 +162,8 @@ def test_interleaved_mpi_io_pieces_go_in_one_call_through_a_file_view() -> None:
     views = ["--mpiio.useStridedDatatype", "--mpiio.useFileView"]
     assert all(flag in interleaved for flag in views)
     assert not any(flag in plain for flag in views)
+    with pytest.raises(ValueError, match="one transfer"):
+        Ior().command(workload(mpi_io=True, segments=1024, **shared), TARGET)
     with pytest.raises(ValueError, match="written in order, not at random"):
         Ior().command(
             workload(mpi_io=True, segments=2048, pattern=Pattern.RANDOM, **shared), TARGET
