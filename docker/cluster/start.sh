@@ -72,10 +72,12 @@ chmod 0755 "$CONF/etc"
 config=$(cat "$CONF/etc/slurm.conf" "$CONF/etc/"*.sh "${STORAGELAB_IMAGE_DIR:-$STATE_DIR/storage}/caps" 2>/dev/null |
   sha256sum | cut -c1-16)
 running_config=$("$DOCKER" inspect -f '{{index .Config.Labels "storagelab.config"}}' slurm-ctl 2>/dev/null || true)
+# A node "planned" is held for a job that waits for more nodes than are free (8a and 8b
+# run on both): the cluster works, it is busy.
 nodes_answer() {
   local states
   states=$("$DOCKER" exec slurm-ctl sinfo -h -o %T 2>/dev/null) && [ -n "$states" ] &&
-    ! grep -qvE '^(idle|mixed|allocated|completing)$' <<<"$states"
+    ! grep -qvE '^(idle|mixed|allocated|completing|planned)$' <<<"$states"
 }
 if [ "$running_config" = "$RELEASE-$stamp-$config" ] &&
   [ "$("$DOCKER" ps -q --filter label=storagelab.cluster=1 | wc -l)" = $((1 + ${#NODES[@]} + ${#FILES[@]})) ] &&
