@@ -15,7 +15,7 @@ from exercises.advisor import Access
 from exercises.advisor.job import interleaved, pattern_of
 from exercises.advisor.job_io import JobIO
 from jobs.engines import get_engine
-from jobs.engines.base import Pattern, Target, Workload
+from jobs.engines.base import SEGMENTS_MAX, Pattern, Target, Workload
 from portal.units import GiB, KiB, MiB, iec
 
 # The engines' own bounds (Workload): a request of 512 B to 64 MiB, 64 KiB to 64 GiB
@@ -28,9 +28,6 @@ MOST_FILES = 100_000
 # replays as mdtest's create-write-read-remove of that many files.
 MANY_FILES = 100
 SMALL_FILE = 1 * MiB
-# A shared file written in pieces that take turns: at most this many pieces a process
-# (the engines' bound on IOR's segments).
-MOST_SEGMENTS = 100_000
 
 
 class NotReplayable(ValueError):
@@ -124,7 +121,7 @@ def replay_of(
     # rank's share in one stretch, which a filesystem gathers into large requests.
     segments = 1
     if engine == "ior" and shared and interleaved(io):
-        segments = min(per_process // block, MOST_SEGMENTS)
+        segments = min(per_process // block, SEGMENTS_MAX)
         per_process = segments * block
     try:
         workload = Workload(

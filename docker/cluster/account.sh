@@ -14,25 +14,19 @@ DOCKER=${DOCKER:-/usr/bin/docker}
 # Slurm's containers (the file servers have no users: glusterd keeps the files' owners).
 containers=$("$DOCKER" ps --format '{{.Names}}' --filter label=storagelab.cluster=1 --filter name=slurm-)
 [ -n "$containers" ] || die "the cluster does not run: docker/cluster/start.sh"
-if [ "${1:-}" = --remove ]; then
-  shift
-  accounts="" directories=""
-  for name in "$@"; do
+remove=""
+[ "${1:-}" != --remove ] || { remove=1; shift; }
+accounts="" directories=""
+for name in "$@"; do
+  if [ -n "$remove" ]; then
     # Names as useradd makes them, checked: they become words of the script below.
     [[ $name =~ ^[a-z_][a-z0-9_-]*$ ]] || die "not an account name: $name"
     accounts+="! getent passwd '$name' >/dev/null || userdel '$name'
 "
     directories+="rm -rf '/gluster/$name'
 "
-  done
-  for c in $containers; do
-    printf 'set -e\n%s' "$accounts" | "$DOCKER" exec -i "$c" sh -s
-  done
-  printf 'set -e\n%s' "$directories" | "$DOCKER" exec -i slurm-n1 sh -s
-  exit 0
-fi
-accounts="" directories=""
-for name in "$@"; do
+    continue
+  fi
   entry=$(getent passwd "$name") || die "no account $name on this host"
   IFS=: read -r _ _ uid gid _ home _ <<<"$entry"
   group=$(getent group "$gid" | cut -d: -f1)

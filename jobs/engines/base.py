@@ -9,6 +9,9 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from jobs.figures import BANDWIDTH_FIELDS, RATE_FIELDS, figure, plausible
 from portal.units import GiB, KiB, MiB, mb
 
+# The most pieces a process's share may be written in (IOR's segments).
+SEGMENTS_MAX = 100_000
+
 
 class Pattern(StrEnum):
     SEQUENTIAL = "sequential"
@@ -43,7 +46,7 @@ class Workload(BaseModel):
     collective: bool = False
     # Each process writes its share in this many pieces, the processes' pieces taking
     # turns in the file (IOR's segments): one shared file interleaved rank by rank.
-    segments: int = Field(default=1, ge=1, le=100_000)
+    segments: int = Field(default=1, ge=1, le=SEGMENTS_MAX)
     # The nodes its processes spread over (a target every node sees; one node's own
     # directory keeps them on one).
     nodes: int = Field(default=1, ge=1, le=64)

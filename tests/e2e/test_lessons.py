@@ -7,7 +7,7 @@ from playwright.sync_api import Page, expect
 
 from exercises.catalogue.models import MeasuredReference, Metric
 from jobs.models import BenchmarkRun
-from tests.e2e.browser import ARTIFACTS, ask_the_advisor, log_in
+from tests.e2e.browser import ARTIFACTS, PHONE, ask_the_advisor, log_in, reads_whole_on_a_phone
 
 TARGETS = ("$HOME", "$GLOBAL", "$SCRATCH", "$TMPDIR")
 # 2a's lessons name $BINFS too: SSDs take small random writes that spinning disks queue.
@@ -101,6 +101,14 @@ def test_collective_mpi_io_beats_independent_calls_on_the_network_volume(
     expect(advice).to_contain_text("8 processes wrote pieces of 4 KiB of one shared file in turns")
     expect(advice).to_contain_text("On $WORK, collective calls wrote exercise 8a's pieces")
     page.screenshot(path=ARTIFACTS / "run-8a-collective-advice.png", full_page=True)
+
+    # Both read whole on a phone: the long call names wrap, no table is cut.
+    page.set_viewport_size(PHONE)
+    page.reload()
+    cut = reads_whole_on_a_phone(page, "run-8a")
+    page.goto(f"{live_portal}/lab/8b/")
+    cut += reads_whole_on_a_phone(page, "lesson-8b")
+    assert not cut, "\n".join(cut)
 
 
 def test_the_advisor_quotes_the_sites_stored_medians(
