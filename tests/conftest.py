@@ -14,6 +14,7 @@ parallel (pytest-xdist, `-n`), each worker with a test database and a Redis
 database of its own, and then these one after another (docker/dev/test.sh).
 """
 
+import contextlib
 import fcntl
 import os
 import re
@@ -146,7 +147,9 @@ def pytest_configure(config: pytest.Config) -> None:
         if worker_input.get("test_database"):
             test["NAME"] = worker_input["test_database"]
         _redis_of_its_own(settings, int(worker_input["workerid"].removeprefix("gw")))
+        _empty_redis(settings.REDIS_URL)
         return
+    _empty_redis(settings.REDIS_URL)
     if os.getenv("DB_TEST_NAME"):
         return
     base = test.get("NAME") or "test_storagelab"
@@ -191,6 +194,20 @@ def _redis_of_its_own(settings, worker: int) -> None:
     app.conf.broker_url = settings.REDIS_URL
     # Processes the tests start (manage.py commands, a portal of their own) too.
     os.environ["REDIS_URL"] = shifted(os.getenv("REDIS_URL", "redis://127.0.0.1:6379/0"))
+
+
+def _empty_redis(url: str) -> None:
+    """A session's Redis database starts empty: its keys name users by id, and ids
+    repeat with each test database, so a bench's thousand Darshan logs an hour would
+    otherwise be counted against the next session's users. Never database 0, the
+    dev portal's own; nothing to do where Redis is not running (the inner loop)."""
+    import redis
+
+    database = re.search(r"/(\d+)/?$", url)
+    if not database or int(database[1]) == 0:
+        return
+    with contextlib.suppress(redis.exceptions.ConnectionError):
+        redis.Redis.from_url(url, socket_connect_timeout=1).flushdb()
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

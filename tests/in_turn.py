@@ -32,7 +32,9 @@ def calibrate(
         "calibrate", "--user", staff_username, "--repeat", str(repeat), "--exercises", exercise,
         "--targets", ",".join(targets), "--wait", "--timeout", "300", stdout=out,
     )  # fmt: skip
-    measured = MeasuredReference.objects.filter(exercise__profile=profile, exercise__key=exercise)
+    measured = MeasuredReference.objects.filter(
+        exercise__profile=profile, exercise__key=exercise, target__key__in=targets
+    )
     quiet = {m.target.key: m for m in measured.select_related("target")}
     assert set(quiet) == set(targets), out.getvalue()
     return quiet

@@ -2,7 +2,8 @@
 1a runs them one at a time on the dev cluster, each as Slurm ends the one before it,
 and each lands near the site's quiet figure, measured by a calibration round. `make
 bench` counts ten starts (bench/test_in_turn.py); here one, with a second chance for
-figures (a run disturbed by a neighbour, as a trainee's may be), none for the order."""
+figures (a run disturbed by a neighbour, as a trainee's may be, or a calibration that
+was), none for the order."""
 
 import time
 
@@ -41,6 +42,11 @@ def test_a_trainees_start_on_four_targets_runs_them_in_turn_near_the_quiet_figur
     assert first.overlapping() == [], [(r.target.key, r.started_at, r.ended_at) for r in first.runs]
     assert first.seconds <= 30, first.seconds
     if off := first.off(quiet):
+        # A figure off its quiet median either way: a neighbour slowed the run, or the
+        # calibration was the one slowed (a run in turn beat it by 20–28 % on CI's 2-core
+        # host, twice). Those targets are measured quiet again, then the trainee starts
+        # again: runs that competed would miss the fresh figures as well.
+        quiet |= calibrate(dev_profile, staff.username, "1a", repeat=3, targets=sorted(off))
         second = finish(start_everywhere(client, trainee, "1a", targets))
         assert second.overlapping() == []
         assert not second.off(quiet), (off, second.off(quiet))
