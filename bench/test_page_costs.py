@@ -3,10 +3,12 @@ request at a time in the test's process, written to bench/results/page_costs.jso
 
 The class bench (test_class.py) measures pages under load, where a page's time is
 mostly its wait for a core: it follows the host as much as the code. This one
-measures the code: the same course (200 trainees, 1a on every dev target, 800 runs
-of which half completed), each page asked 30 times alone, its median time and its
-queries. Run at two commits on one host, it tells a slower code from a slower host.
-No target: the figures are for reading beside class.json.
+measures the code: the same course (200 trainees, 1a on each of the six dev targets,
+1,200 runs of which half completed), each page asked 30 times alone, its median time
+and its queries; among them the two the class bench's ramp asks of each trainee (a
+first look at the lab page, and a start on two targets), each after deleting that
+trainee's runs (a query or five, counted in). Run at two commits on one host, it tells
+a slower code from a slower host. No target: the figures are for reading beside class.json.
 """
 
 import statistics
@@ -93,10 +95,14 @@ def test_what_each_page_of_a_class_of_200_costs(
         BenchmarkRun.objects.filter(pk=one_run.pk).update(updated_at=timezone.now())
         return teacher.get(poll, headers=HTMX | held)
 
-    def start_runs():
+    def start_runs(on=targets):
         BenchmarkRun.objects.filter(user=newcomer).delete()
-        form = {"targets": [t.key for t in targets], "click": uuid.uuid4().hex}
+        form = {"targets": [t.key for t in on], "click": uuid.uuid4().hex}
         return starter.post("/lab/1a/runs", form, headers=HTMX)
+
+    def first_look():
+        BenchmarkRun.objects.filter(user=newcomer).delete()
+        return starter.get("/lab/1a/")
 
     # In this order: once a run has moved (overview_moved), the next class refresh
     # (every CLASS_REFRESH_SECONDS) brings its change to every panel, whose version then
@@ -109,7 +115,11 @@ def test_what_each_page_of_a_class_of_200_costs(
         "runs panel poll, redrawn": lambda: trainee.get("/lab/1a/", headers=HTMX),
         "overview page": lambda: teacher.get(overview),
         "overview poll, a run moved": overview_moved,
-        "start of 4 runs": start_runs,
+        f"start of {len(targets)} runs": start_runs,
+        # What the class bench's ramp asks of each trainee (test_classes_24.py): the
+        # page with no run yet (the prediction form on it), and a start on two targets.
+        "lab page, first look": first_look,
+        "start of 2 runs, the first": lambda: start_runs(targets[:2]),
     }
     figures = {name: costs(ask) for name, ask in pages.items()}
     write_results(

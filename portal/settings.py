@@ -169,6 +169,9 @@ TEMPLATES = [
     },
 ]
 
+# Widgets drawn without a template each (portal/widgets.py): a class opens the lab at once.
+FORM_RENDERER = "portal.widgets.QuickRenderer"
+
 DATABASES = {
     "default": {
         "ENGINE": "portal.database",  # Django's, with a cheaper health check

@@ -84,18 +84,21 @@ def progress(profile: SiteProfile, user: AbstractBaseUser) -> list[Progress]:
     return [Progress(e, done[e.pk], total) for e in exercises]
 
 
-def comparison(user: AbstractBaseUser, panel: "PanelState") -> list[Figures]:
+def comparison(
+    user: AbstractBaseUser, panel: "PanelState", measured: bool = True
+) -> list[Figures]:
     """Per target of the site: my runs, the class's (everyone's runs in the courses
     I joined, as of the panel's last class refresh) and the site's references
     (1 query, 2 when the class's figures are not in the cache; the site's rows are
-    kept, exercises/catalogue/site.py)."""
+    kept, exercises/catalogue/site.py). `measured`: False when none of my runs of it
+    has a figure yet (nothing_measured), which saves the query of mine."""
     exercise_site = site_of(panel)
     exercise = exercise_site.exercise
     mine = RunResult.objects.filter(run__exercise=exercise, run__user=user, run__calibration=None)
     rows = figures.table(
         [exercise],
         exercise_site.targets,
-        mine=figures.run_figures(mine),
+        mine=figures.run_figures(mine) if measured else {},
         trainees=classmates(exercise, panel, user),
         references=exercise_site.references,
     )
@@ -149,7 +152,12 @@ def rates(exercise: Exercise, user: AbstractBaseUser, rows: list[Figures]) -> li
     ]
 
 
-def my_runs(exercise: Exercise, user: AbstractBaseUser, limit: int = 20) -> list[BenchmarkRun]:
+MY_RUNS_SHOWN = 20
+
+
+def my_runs(
+    exercise: Exercise, user: AbstractBaseUser, limit: int = MY_RUNS_SHOWN
+) -> list[BenchmarkRun]:
     """My latest runs of `exercise`, each with what it shared (jobs/company.py: read in
     the same query)."""
     runs = (
@@ -160,6 +168,13 @@ def my_runs(exercise: Exercise, user: AbstractBaseUser, limit: int = 20) -> list
         .order_by("-created_at")[:limit]
     )
     return list(annotated(runs))
+
+
+def nothing_measured(runs: list[BenchmarkRun]) -> bool:
+    """Whether `runs` (my_runs) are all my runs of their exercise and none has a
+    figure: a trainee's first look and first start, which a class makes at once.
+    Then the queries of my figures and my lesson would find nothing (no query)."""
+    return len(runs) < MY_RUNS_SHOWN and not any(getattr(r, "result", None) for r in runs)
 
 
 def say_shared(runs: list[BenchmarkRun], site_of_runs: Site) -> None:
@@ -236,13 +251,19 @@ def lesson_in_company(
 
 
 def lesson_lines(
-    exercise: Exercise, user: AbstractBaseUser, rows: list[Figures]
+    exercise: Exercise, user: AbstractBaseUser, rows: list[Figures], measured: bool = True
 ) -> list[lessons.Line]:
     """The lesson as the runs panel says it; `rows` (the comparison) name the targets.
     When a run of it shared and paid for it, which exercise teaches the spread (1 query
-    more, only then)."""
+    more, only then). `measured`: False when none of my runs of it has a figure yet
+    (nothing_measured): a lesson that names no other exercise then says "not yet"
+    without asking the database."""
     names = {row.target.key: row.target.name for row in rows}
-    verdicts, crowded = lesson_in_company(exercise, user, names)
+    claims = lessons.claims_of(exercise)
+    if not measured and all(side.exercise == exercise.key for side in lessons.sides(claims)):
+        verdicts, crowded = lessons.judge(claims, {}.get), {}
+    else:
+        verdicts, crowded = lesson_in_company(exercise, user, names)
     spread = lessons.spread_exercise(exercise.profile.exercises.all()) if crowded else None
     return [lessons.line(v, names, crowded, spread) for v in verdicts]
 

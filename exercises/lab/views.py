@@ -155,7 +155,8 @@ def _panel_context(request: HttpRequest, panel: pages.PanelState) -> dict:
     exercise = exercise_site.exercise
     runs = pages.my_runs(exercise, request.user)
     pages.say_shared(runs, exercise_site)  # what each shared, read with the runs
-    figures = pages.comparison(request.user, panel)
+    measured = not pages.nothing_measured(runs)
+    figures = pages.comparison(request.user, panel, measured)
     if any(run.status == RunStatus.WAITING for run in runs):
         # Its place among all my waiting runs, of every exercise (1 query more).
         places = slots.waiting_places(request.user.pk)
@@ -178,7 +179,7 @@ def _panel_context(request: HttpRequest, panel: pages.PanelState) -> dict:
         "rates": pages.rates(exercise, request.user, figures)
         if exercise.measures_metadata
         else None,
-        "lesson": pages.lesson_lines(exercise, request.user, figures),
+        "lesson": pages.lesson_lines(exercise, request.user, figures, measured),
         "predicted": predicted,
         # Every 2 s while a run of mine is going, every WAITING_POLL_SECONDS while mine
         # only wait. While my class still has runs of it going, their figures come in
