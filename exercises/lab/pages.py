@@ -84,9 +84,7 @@ def progress(profile: SiteProfile, user: AbstractBaseUser) -> list[Progress]:
     return [Progress(e, done[e.pk], total) for e in exercises]
 
 
-def comparison(
-    user: AbstractBaseUser, panel: "PanelState", measured: bool = True
-) -> list[Figures]:
+def comparison(user: AbstractBaseUser, panel: "PanelState", measured: bool = True) -> list[Figures]:
     """Per target of the site: my runs, the class's (everyone's runs in the courses
     I joined, as of the panel's last class refresh) and the site's references
     (1 query, 2 when the class's figures are not in the cache; the site's rows are

@@ -435,3 +435,29 @@ def test_an_empty_published_column_says_why(client, lab_user) -> None:
 
     assert "The site has published no reference figures for exercise 1a" in page
     assert "Where the site references come from" not in page
+
+
+def test_a_first_look_and_a_first_start_say_the_lesson_is_to_come_without_reading_figures(
+    client, lab_user, dev_profile, django_assert_max_num_queries
+) -> None:
+    """What a class asks at once (bench: classes24's ramp): a trainee's first look at
+    1a and their first start. No run of theirs has a figure yet, so the page reads
+    none (my figures, my latest runs for the lesson) and says what to run; once a
+    figure is in, it says what the figures show."""
+    client.force_login(lab_user)
+    client.get("/lab/1a/")  # the site's rows into the process
+    to_see = "Run 1a on $TMPDIR and 1a on $GLOBAL to see it."
+
+    # The session, the user, the panel's state, my runs, my courses for the prediction
+    # form and those that closed lately.
+    with django_assert_max_num_queries(6):
+        first_look = client.get("/lab/1a/").content.decode()
+    assert to_see in first_look
+
+    started = start(client, "global", "tmp", htmx=True).content.decode()
+    assert to_see in started and "Started 1a on $GLOBAL" in started
+
+    make_runs(lab_user.cluster_account, dev_profile, 2, keys=["global", "tmp"])
+    measured = client.get("/lab/1a/").content.decode()
+    assert to_see not in measured
+    assert "Your latest runs: 1a on $TMPDIR 101.0 MiB/s, 1a on $GLOBAL 100.0 MiB/s" in measured
