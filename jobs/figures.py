@@ -71,3 +71,20 @@ def shown(value: float | None) -> str:
     if value is None or not math.isfinite(value):
         return "–"
     return f"{value:,.1f}"
+
+
+def series_figures(series: object, processes: int | None) -> list[tuple[int, float | None]]:
+    """A stored sweep ([[request bytes, write bytes/s], ...]) as people read it:
+    (request bytes, MiB/s or None where the figure cannot be true); [] for anything
+    that is not one."""
+    if not isinstance(series, list):
+        return []
+    points = []
+    for point in series:
+        if (
+            isinstance(point, list)
+            and len(point) == 2
+            and all(isinstance(v, int | float) for v in point)
+        ):
+            points.append((int(point[0]), figure("write_bytes_per_s", float(point[1]), processes)))
+    return points

@@ -9,7 +9,7 @@ from django.db import models
 from django.utils import timezone
 
 from jobs.engines import ENGINE_CHOICES, Workload
-from jobs.figures import RATE_FIELDS, figure, plausible_q
+from jobs.figures import RATE_FIELDS, figure, plausible_q, series_figures
 from jobs.places import variable_of
 
 
@@ -286,6 +286,9 @@ class RunResult(models.Model):
     stat_ops_s = models.FloatField(null=True, blank=True)
     read_ops_s = models.FloatField(null=True, blank=True)
     remove_ops_s = models.FloatField(null=True, blank=True)
+    # A sweep of request sizes (Workload.block_sizes): [[request bytes, write bytes/s],
+    # ...], smallest first; write_bytes_per_s is the largest's.
+    series = models.JSONField(null=True, blank=True)
     created_at = models.DateTimeField(default=timezone.now)
 
     objects = RunResultQuerySet.as_manager()
@@ -305,6 +308,12 @@ class RunResult(models.Model):
     @property
     def read_mib_s(self) -> float | None:
         return self.figure("read_bytes_per_s")
+
+    @property
+    def series_mib_s(self) -> list[tuple[int, float | None]]:
+        """A sweep's figures as people read them: (request bytes, MiB/s), smallest
+        first (none but a sweep's)."""
+        return series_figures(self.series, self.processes)
 
     @property
     def has_figures(self) -> bool:

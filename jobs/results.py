@@ -141,6 +141,7 @@ def ingest(run_id: int) -> None:
             "write_latency_us": result.write_latency.model_dump() if result.write_latency else None,
             "read_latency_us": result.read_latency.model_dump() if result.read_latency else None,
             **{name: getattr(result, name) for name in RATE_FIELDS},
+            "series": [list(point) for point in result.series] if result.series else None,
         },
     )
     BenchmarkRun.objects.filter(pk=run.pk).update(updated_at=timezone.now())

@@ -35,8 +35,11 @@ def describe(run: BenchmarkRun) -> str:
     pieces = f" in {w.segments} interleaved pieces" if w.segments > 1 else ""
     spread = nodes_of(run) or 1
     nodes = f", on {spread} nodes" if spread > 1 else ""
+    sizes = "/".join(iec(size) for size in w.block_sizes)
+    writes = f"writes of {sizes} in turn" if w.block_sizes else f"writes of {iec(w.block_size)}"
+    timed = f", for {w.seconds} s each" if w.block_sizes else timed
     return (
-        f"{w.pattern} writes of {iec(w.block_size)}, {w.processes} process(es) x "
+        f"{w.pattern} {writes}, {w.processes} process(es) x "
         f"{iec(w.size_per_process)}{pieces}{files}{timed}{direct}{mpi}{nodes}, "
         f"fsync {'on' if w.fsync else 'off'}"
     )

@@ -11,6 +11,8 @@ from portal.units import GiB, KiB, MiB, mb
 
 # The most pieces a process's share may be written in (IOR's segments).
 SEGMENTS_MAX = 100_000
+# The most request sizes one run writes with, one after the other (a sweep).
+SWEEP_MAX = 8
 
 
 class Pattern(StrEnum):
@@ -50,9 +52,15 @@ class Workload(BaseModel):
     # The nodes its processes spread over (a target every node sees; one node's own
     # directory keeps them on one).
     nodes: int = Field(default=1, ge=1, le=64)
+    # A sweep of request sizes: the same stream written with each of these in turn,
+    # `seconds` each, smallest first (fio). The run's figure is the largest size's,
+    # block_size; each size's figure is kept too (BenchmarkResult.series).
+    block_sizes: tuple[int, ...] = Field(default=(), max_length=SWEEP_MAX)
 
     @model_validator(mode="after")
     def _sizes_fit(self) -> "Workload":
+        if self.block_sizes:
+            self._sweep_fits()
         if self.size_per_process % self.block_size:
             raise ValueError("size_per_process must be a multiple of block_size")
         if self.size_per_process % (self.segments * self.block_size):
@@ -68,6 +76,21 @@ class Workload(BaseModel):
         if self.seconds and self.read_back:
             raise ValueError("a time-based run writes until its time is up: it reads nothing back")
         return self
+
+    def _sweep_fits(self) -> None:
+        sizes = self.block_sizes
+        if len(sizes) < 2 or list(sizes) != sorted(set(sizes)):
+            raise ValueError("block_sizes: two sizes or more, each once, smallest first")
+        if not all(512 <= size <= 64 * MiB for size in sizes):
+            raise ValueError("block_sizes: each from 512 bytes to 64 MiB")
+        if sizes[-1] != self.block_size:
+            raise ValueError("block_size is the sweep's largest size, its figure the run's")
+        if any(self.size_per_process % size for size in sizes):
+            raise ValueError("size_per_process must be a multiple of every size of the sweep")
+        if not self.seconds:
+            raise ValueError("a sweep writes each size for `seconds`: set seconds")
+        if self.read_back or self.files_per_process > 1 or not self.file_per_process:
+            raise ValueError("a sweep writes one file per process, and reads nothing back")
 
 
 class Target(BaseModel):
@@ -127,9 +150,17 @@ class BenchmarkResult(BaseModel):
     stat_ops_s: float | None = Field(default=None, gt=0)
     read_ops_s: float | None = Field(default=None, gt=0)
     remove_ops_s: float | None = Field(default=None, gt=0)
+    # A sweep's figures (Workload.block_sizes): (request bytes, write bytes/s), smallest
+    # request first; write_bytes_per_s is the largest request's.
+    series: tuple[tuple[int, float], ...] | None = Field(default=None, max_length=SWEEP_MAX)
 
     @model_validator(mode="after")
     def _within_hardware(self) -> "BenchmarkResult":
+        for size, bytes_per_s in self.series or ():
+            if not (size > 0 and bytes_per_s > 0) or not plausible(
+                "write_bytes_per_s", bytes_per_s, self.processes
+            ):
+                raise ValueError(f"series: {bytes_per_s:.3g} bytes/s at {size} bytes is no figure")
         for name in BANDWIDTH_FIELDS:
             bytes_per_s = getattr(self, name)
             if bytes_per_s is not None and not plausible(name, bytes_per_s, self.processes):
@@ -170,7 +201,16 @@ class BenchmarkResult(BaseModel):
             "write_latency_us": self.write_latency.model_dump() if self.write_latency else None,
             "read_latency_us": self.read_latency.model_dump() if self.read_latency else None,
             **{name: getattr(self, name) for name in RATE_FIELDS},
+            **({"series_mib_s": self.series_mib_s} if self.series else {}),
         }
+
+    @property
+    def series_mib_s(self) -> list[tuple[int, float | None]]:
+        """The sweep's figures as shown: (request bytes, MiB/s)."""
+        return [
+            (size, figure("write_bytes_per_s", bps, self.processes))
+            for size, bps in self.series or ()
+        ]
 
 
 class ResultParseError(ValueError):

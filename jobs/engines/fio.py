@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from jobs.engines.base import (
+    SWEEP_MAX,
     BenchmarkResult,
     Latency,
     Pattern,
@@ -66,6 +67,8 @@ class Fio:
             # Over the files again and again until the time is up: the figure is the
             # bytes of those seconds, whatever the files' size.
             argv += ["--time_based", f"--runtime={workload.seconds}s"]
+        if workload.block_sizes:
+            return argv + _sweep(workload, random)
         argv += ["--name=write", f"--rw={'randwrite' if random else 'write'}"]
         if workload.fsync:
             argv.append("--end_fsync=1")
@@ -90,8 +93,14 @@ class Fio:
                     f"fio job {name!r} failed: {_strerror(error)} (error {str(error)[:20]})"
                 )
         try:
+            series = _series(jobs, report)
+            if series:
+                # The run's figure is the largest request's (Workload.block_sizes).
+                jobs = [j for j in jobs if _request_size(j, report) == series[-1][0]]
             write = _direction(jobs, "write", report)
             read = _direction(jobs, "read", report)
+        except ResultParseError:
+            raise
         except KeyError as e:
             raise ResultParseError(
                 f"fio JSON output lacks an expected field ({str(e)[:100]})"
@@ -111,7 +120,26 @@ class Fio:
             read_iops=read.iops if read else None,
             write_latency=write.latency if write else None,
             read_latency=read.latency if read else None,
+            series=series,
         )
+
+
+def _sweep(workload: Workload, random: bool) -> list[str]:
+    """A job per request size, each after the one before has ended (a group of its
+    own: stonewall), each on files of its own: a size never writes over blocks an
+    earlier one laid out, which a filesystem takes faster than new ones."""
+    argv = []
+    for size in workload.block_sizes:
+        argv += [
+            f"--name=write-{size}",
+            "--stonewall",
+            f"--bs={size}",
+            f"--filename_format=data.{size}.$jobnum.$filenum",
+            f"--rw={'randwrite' if random else 'write'}",
+        ]
+        if workload.fsync:
+            argv.append("--end_fsync=1")
+    return argv
 
 
 def _file_layout(workload: Workload) -> list[str]:
@@ -225,6 +253,37 @@ def _direction(jobs: list[dict[str, Any]], ddir: str, report: dict[str, Any]) ->
         processes=processes,
         latency=_latency([job[ddir] for job in active]),
     )
+
+
+def _request_size(job: dict[str, Any], report: dict[str, Any]) -> int | None:
+    """The job's --bs in bytes, as fio reports the options it was given (the engine
+    gives it in bytes; anything else is no size of a sweep)."""
+    for options in (job.get("job options"), report.get("global options")):
+        if isinstance(options, dict) and "bs" in options:
+            value = options["bs"]
+            return (
+                int(value)
+                if isinstance(value, str) and value.isdigit() and len(value) < 12
+                else None
+            )
+    return None
+
+
+def _series(jobs: list[dict[str, Any]], report: dict[str, Any]) -> tuple | None:
+    """A sweep's write figures, (request bytes, bytes/s) smallest first; None when the
+    jobs wrote with one request size (no sweep)."""
+    sizes = sorted({s for j in jobs if (s := _request_size(j, report)) is not None})
+    if len(sizes) < 2:
+        return None
+    if len(sizes) > SWEEP_MAX:  # before the work per size: a crafted output's cost stays bounded
+        raise ResultParseError(f"fio output has {len(sizes)} request sizes, more than a run writes")
+    series = []
+    for size in sizes:
+        figures = _direction([j for j in jobs if _request_size(j, report) == size], "write", report)
+        if figures is None:
+            raise ResultParseError(f"fio wrote nothing with {size}-byte requests")
+        series.append((size, figures.bytes_per_s))
+    return tuple(series)
 
 
 def _bandwidth(stats: dict[str, Any]) -> float:

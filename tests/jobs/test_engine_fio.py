@@ -425,3 +425,62 @@ def test_an_impossible_rate_or_latency_is_a_parse_error(field: str) -> None:
 
     with pytest.raises(ResultParseError):
         Fio().parse(json.dumps(data))
+
+
+# A sweep of request sizes (exercise 9)
+
+SWEEP = {"block_sizes": (4 * KiB, 64 * KiB, 1 * MiB), "seconds": 1}
+
+
+def test_a_sweep_writes_each_size_after_the_one_before_on_files_of_its_own() -> None:
+    argv = Fio().command(workload(**SWEEP), DISK)
+
+    sections = [i for i, arg in enumerate(argv) if arg.startswith("--name=")]
+    assert [argv[i] for i in sections] == [
+        "--name=write-4096",
+        "--name=write-65536",
+        "--name=write-1048576",
+    ]
+    for start, size in zip(sections, SWEEP["block_sizes"], strict=True):
+        own = options(argv[start : start + 6])
+        assert own["bs"] == str(size) and own["rw"] == "write"
+        assert own["filename_format"] == f"data.{size}.$jobnum.$filenum"
+        assert "--stonewall" in argv[start : start + 6]
+    assert options(argv)["runtime"] == "1s" and "--time_based" in argv
+
+
+@pytest.mark.parametrize(
+    "changes, refused",
+    [
+        ({"block_sizes": (64 * KiB, 4 * KiB), "block_size": 4 * KiB}, "smallest first"),
+        ({"block_sizes": (4 * KiB, 64 * KiB)}, "block_size is the sweep's largest size"),
+        ({"seconds": None}, "set seconds"),
+        ({"file_per_process": False}, "one file per process"),
+        ({"block_sizes": (3000, 1 * MiB)}, "a multiple of every size"),
+    ],
+)
+def test_a_sweep_that_cannot_run_as_the_lab_shows_it_is_refused(changes, refused) -> None:
+    with pytest.raises(ValueError, match=refused):
+        workload(**(SWEEP | changes))
+
+
+def test_it_reads_a_sweep_size_by_size_and_takes_the_largest_for_the_runs_figure() -> None:
+    name = "fio-sweep-1p-tmpfs.json"
+    jobs = {int(j["job options"]["bs"]): j["write"]["bw_bytes"] for j in report(name)["jobs"]}
+
+    result = Fio().parse(sample(name))
+
+    assert [size for size, _ in result.series] == sorted(jobs) == [4 * KiB, 64 * KiB, 1 * MiB]
+    assert dict(result.series) == pytest.approx(jobs)
+    assert result.write_bytes_per_s == jobs[1 * MiB] and result.processes == 1
+    assert result.summary()["series_mib_s"][0] == (4 * KiB, pytest.approx(jobs[4 * KiB] / MiB))
+
+
+def test_a_crafted_sweep_of_many_sizes_is_refused_before_it_costs() -> None:
+    job = report("fio-sweep-1p-tmpfs.json")["jobs"][0]
+    many = [
+        job | {"job options": job["job options"] | {"bs": str(4096 * (i + 1))}} for i in range(5000)
+    ]
+
+    with pytest.raises(ResultParseError, match="5000 request sizes"):
+        Fio().parse(json.dumps({"jobs": many}))
