@@ -41,6 +41,7 @@ def test_every_claim_holds_in_nine_single_runs_of_ten(
                     "faster": str(t.claim.faster),
                     "slower": str(t.claim.slower),
                     "factor": t.claim.factor,
+                    "within": t.claim.within,
                     "text": t.claim.text,
                     "held": t.held,
                     "of": t.of,

@@ -27,11 +27,17 @@ def run_round(profile: SiteProfile, account: ClusterAccount, sides: set[lessons.
     order = {key: i for i, key in enumerate(exercises)}
     place = {key: i for i, key in enumerate(targets)}
     figures: Round = {}
-    for side in sorted(sides, key=lambda s: (order[s.exercise], place[s.target])):
-        run = start_exercise_run(account, exercises[side.exercise], targets[side.target])
+    # A sweep's sizes are one run's figures: one run per exercise and target.
+    for one in sorted({s.run for s in sides}, key=lambda s: (order[s.exercise], place[s.target])):
+        run = start_exercise_run(account, exercises[one.exercise], targets[one.target])
         (run,) = follow(run, timeout=120)
         done = run.status == RunStatus.COMPLETED and hasattr(run, "result")
-        figures[side] = run.result.write_mib_s if done else None
+        by_size = dict(run.result.series_mib_s) if done else {}
+        for side in (s for s in sides if s.run == one):
+            if side.size:
+                figures[side] = by_size.get(side.size)
+            else:
+                figures[side] = run.result.write_mib_s if done else None
     return figures
 
 
@@ -46,10 +52,8 @@ class Tally:
     def line(self) -> str:
         ratios = ", ".join("–" if r is None else f"{r:.2f}" for r in self.ratios)
         c = self.claim
-        return (
-            f"{c.faster} ≥ {c.factor:g}× {c.slower}: {self.held} of {self.of} runs "
-            f"(ratios {ratios})"
-        )
+        how = f"within {c.within:g}× of" if c.within else f"≥ {c.factor:g}×"
+        return f"{c.faster} {how} {c.slower}: {self.held} of {self.of} runs (ratios {ratios})"
 
 
 def tally(all_claims: list[lessons.Claim], rounds: list[Round]) -> list[Tally]:

@@ -8,8 +8,11 @@ A site's profile states each exercise's lesson as claims, in the exercise's entr
     ]
 
 A side is a target of this exercise ("tmp") or an exercise on a target ("1a/global":
-random writes against streaming on the same disk). The claim holds when the faster
-side's write figure is at least `factor` times the slower side's. The lab tells a
+random writes against streaming on the same disk), and for a sweep of request sizes
+one size's figure ("global@4KiB"). The claim holds when the faster side's write figure
+is at least `factor` times the slower side's; a claim with `within` instead says two
+figures are about the same: neither more than `within` times the other (a sweep that
+flattens). The lab tells a
 trainee whether their own latest runs show it; `make bench` counts how often single
 runs do (bench/test_lessons.py), which is how a site knows its exercises teach.
 """
@@ -20,18 +23,26 @@ from dataclasses import dataclass
 from typing import Any
 
 from jobs.figures import shown
-from portal.units import ratio_as_shown, times
+from portal.units import iec, ratio_as_shown, times
 
-CLAIM_FIELDS = {"faster", "slower", "factor", "text"}
+CLAIM_FIELDS = {"faster", "slower", "factor", "within", "text"}
+SIZE_UNITS = {"KiB": 2**10, "MiB": 2**20}
 
 
 @dataclass(frozen=True)
 class Side:
     exercise: str  # exercise key
     target: str  # target key
+    size: int | None = None  # a sweep's request size in bytes: that size's figure
 
     def __str__(self) -> str:
-        return f"{self.exercise}/{self.target}"
+        size = f"@{iec(self.size).replace(' ', '')}" if self.size else ""
+        return f"{self.exercise}/{self.target}{size}"
+
+    @property
+    def run(self) -> "Side":
+        """The run the figure comes from: a sweep's sizes are one run's."""
+        return Side(self.exercise, self.target)
 
 
 @dataclass(frozen=True)
@@ -40,6 +51,7 @@ class Claim:
     slower: Side
     factor: float
     text: str  # the lesson in a sentence, as the exercise's page says it
+    within: float | None = None  # about the same: neither side more than this times the other
 
 
 def parse(
@@ -47,9 +59,12 @@ def parse(
     exercise: str,
     exercises: Iterable[str] | None = None,
     targets: Iterable[str] | None = None,
+    sweeps: dict[str, Iterable[int]] | None = None,
 ) -> list[Claim]:
     """The claims of exercise `exercise` as its profile gives them, checked against
-    the profile's exercise and target keys when given; ValueError says what to fix."""
+    the profile's exercise and target keys when given, and a side's request size
+    against its exercise's sweep (`sweeps`: exercise key -> its sizes); ValueError
+    says what to fix."""
     known = (
         None if exercises is None else set(exercises),
         None if targets is None else set(targets),
@@ -65,19 +80,35 @@ def parse(
             raise ValueError(f"{which}: unknown field(s) {', '.join(sorted(unknown))}")
         if missing := sorted({"faster", "slower", "text"} - set(item)):
             raise ValueError(f"{which}: missing {', '.join(missing)}")
-        factor = item.get("factor", 1)
-        if isinstance(factor, bool) or not isinstance(factor, int | float):
-            raise ValueError(f"{which}: factor {factor!r} is not a number")
-        if not (math.isfinite(factor) and factor >= 1):
-            raise ValueError(f"{which}: factor {factor} is not 1 or more")
+        if "factor" in item and "within" in item:
+            raise ValueError(
+                f"{which}: a claim has a factor (faster) or within (the same), not both"
+            )
+        factor, within = item.get("factor", 1), item.get("within")
+        for name, value in (("factor", factor), ("within", within)):
+            if value is None:
+                continue
+            if isinstance(value, bool) or not isinstance(value, int | float):
+                raise ValueError(f"{which}: {name} {value!r} is not a number")
+            if not (math.isfinite(value) and value >= 1):
+                raise ValueError(f"{which}: {name} {value} is not 1 or more")
         faster, slower = (
             _side(item[name], exercise, *known, which) for name in ("faster", "slower")
         )
+        for side in (faster, slower) if sweeps is not None else ():
+            swept = set(sweeps.get(side.exercise, ()))
+            if side.size and side.size not in swept:
+                sizes = ", ".join(iec(size) for size in sorted(swept)) or "none, it is no sweep"
+                raise ValueError(
+                    f"{which}: exercise {side.exercise!r} writes no {iec(side.size)} requests "
+                    f"of their own (its sizes: {sizes})"
+                )
         if faster == slower:
             raise ValueError(f"{which}: {faster} is compared with itself")
         if not str(item["text"]).strip():
             raise ValueError(f"{which}: say the lesson in a sentence (text)")
-        claims.append(Claim(faster, slower, float(factor), str(item["text"]).strip()))
+        text = str(item["text"]).strip()
+        claims.append(Claim(faster, slower, float(factor), text, within and float(within)))
     return claims
 
 
@@ -86,8 +117,9 @@ def _side(
 ) -> Side:
     if not isinstance(value, str):
         raise ValueError(f"{which}: {value!r} is not a target key or exercise/target")
-    key, _, target = value.rpartition("/")
-    side = Side(key or exercise, target)
+    place, at, size = value.partition("@")
+    key, _, target = place.rpartition("/")
+    side = Side(key or exercise, target, _size(size, which) if at else None)
     if not side.target:
         raise ValueError(f"{which}: {value!r} names no target")
     if exercises is not None and side.exercise not in exercises:
@@ -95,6 +127,14 @@ def _side(
     if targets is not None and side.target not in targets:
         raise ValueError(f"{which}: no target {side.target!r} in this profile")
     return side
+
+
+def _size(text: str, which: str) -> int:
+    """'4KiB' -> 4096: a request size of a sweep, as claims name it."""
+    number, unit = text[:-3], text[-3:]
+    if unit not in SIZE_UNITS or not number.isdigit() or not 0 < int(number) <= 65536:
+        raise ValueError(f"{which}: {text!r} is not a request size such as 4KiB or 1MiB")
+    return int(number) * SIZE_UNITS[unit]
 
 
 def claims_of(exercise: Any) -> list[Claim]:
@@ -123,7 +163,11 @@ class Verdict:
         """True: the figures show the lesson; False: they do not; None: a side has no
         figure yet."""
         ratio = self.ratio
-        return None if ratio is None else ratio >= self.claim.factor
+        if ratio is None:
+            return None
+        if self.claim.within:
+            return 1 / self.claim.within <= ratio <= self.claim.within
+        return ratio >= self.claim.factor
 
 
 def judge(claims: Iterable[Claim], figure: Callable[[Side], float | None]) -> list[Verdict]:
@@ -172,7 +216,8 @@ def line(
     c = verdict.claim
 
     def side(s: Side) -> str:
-        return f"{s.exercise} on {names.get(s.target, s.target)}"
+        at = f" at {iec(s.size)}" if s.size else ""
+        return f"{s.exercise} on {names.get(s.target, s.target)}{at}"
 
     if verdict.holds is None:
         return Line(c.text, "pending", f"Run {side(c.faster)} and {side(c.slower)} to see it.")
@@ -186,6 +231,8 @@ def line(
     if verdict.holds:
         return Line(c.text, "shown", f"{figures}: they show it.{company}")
     needed = f", and the lesson needs {c.factor:g}×" if c.factor > 1 else ""
+    if c.within:
+        needed = f", and the lesson needs them within {c.within:g}× of each other"
     why = company or f" {WHY_RUNS_VARY}"
     return Line(c.text, "not-shown", f"{figures}{needed}: they do not show it.{why}")
 

@@ -196,6 +196,12 @@ class Exercise(models.Model):
     nodes = models.PositiveSmallIntegerField(
         default=1, help_text="Nodes the processes spread over, on a target every node sees"
     )
+    block_sizes = models.JSONField(
+        default=list,
+        blank=True,
+        help_text="A sweep: request sizes in bytes, smallest first, each written for `seconds` "
+        "(the largest is block_size)",
+    )
     # What one run of it should show (exercises/catalogue/lessons.py), e.g.
     # {"faster": "tmp", "slower": "global", "factor": 5, "text": "..."}.
     claims = models.JSONField(default=list, blank=True)
@@ -231,6 +237,7 @@ class Exercise(models.Model):
             collective=self.collective,
             segments=self.segments,
             nodes=self.nodes,
+            block_sizes=tuple(self.block_sizes or ()),
         )
 
     @property
@@ -256,10 +263,11 @@ class Exercise(models.Model):
         except ValueError as e:
             raise ValidationError(str(e)) from None
         if self.claims and self.profile_id:
-            exercises = {e.key for e in self.profile.exercises.all()} | {self.key}
+            sweeps = {e.key: e.block_sizes for e in self.profile.exercises.all()}
+            sweeps[self.key] = self.block_sizes
             targets = {t.key for t in self.profile.targets.all()}
             try:
-                lessons.parse(self.claims, self.key, exercises, targets)
+                lessons.parse(self.claims, self.key, set(sweeps), targets, sweeps)
             except ValueError as e:
                 raise ValidationError({"claims": str(e)}) from None
 

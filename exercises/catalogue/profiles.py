@@ -205,8 +205,9 @@ def load(data: dict[str, Any]) -> SiteProfile:
             MeasuredReference.objects.filter(exercise=exercise).delete()
     exercise_keys = set(profile.exercises.values_list("key", flat=True))
     target_keys = set(profile.targets.values_list("key", flat=True))
+    sweeps = dict(profile.exercises.values_list("key", "block_sizes"))
     for key, raw in claims.items():
-        lessons.parse(raw, key, exercise_keys, target_keys)
+        lessons.parse(raw, key, exercise_keys, target_keys, sweeps)
         profile.exercises.filter(key=key).update(claims=raw)
     seen: set[tuple[str, str, str]] = set()
     for number, item in enumerate(data.get("references", []), start=1):

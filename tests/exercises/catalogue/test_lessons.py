@@ -61,3 +61,29 @@ def test_the_lab_and_the_projector_give_one_ratio_for_one_pair() -> None:
     lab = line(verdict, {"global": "$GLOBAL", "home": "$HOME"}).detail
     assert "1a on $GLOBAL 199.1 MiB/s, 1a on $HOME 20.4 MiB/s (9.8×)" in lab
     assert pair.times == "9.8×"
+
+
+def test_a_sweep_claims_one_size_against_another_and_about_the_same_within_a_factor() -> None:
+    """Exercise 9's claims: a request size's figure of one run ("global@4KiB"), and a
+    claim that two figures are about the same (the sweep flattens)."""
+    raw = [
+        {"faster": "global@1MiB", "slower": "global@4KiB", "factor": 20, "text": "Grows."},
+        {"faster": "global@4MiB", "slower": "global@1MiB", "within": 1.3, "text": "Flat."},
+    ]
+    grows, flat = claims_of(type("E", (), {"claims": raw, "key": "9"})())
+    small, mib, four = (Side("9", "global", size) for size in (4096, 2**20, 4 * 2**20))
+    assert (grows.faster, grows.slower, flat.within) == (mib, small, 1.3)
+    assert str(small) == "9/global@4KiB" and small.run == Side("9", "global")
+
+    figures = {small: 1.6, mib: 196.0, four: 199.0}
+    shown, level = judge([grows, flat], figures.get)
+    assert shown.holds and level.holds
+    assert line(level, {"global": "$GLOBAL"}).detail == (
+        "Your latest runs: 9 on $GLOBAL at 4 MiB 199.0 MiB/s, 9 on $GLOBAL at 1 MiB "
+        "196.0 MiB/s (1.0×): they show it."
+    )
+    # Far apart either way is not "about the same".
+    (slower,) = judge([flat], {four: 120.0, mib: 196.0}.get)
+    (faster,) = judge([flat], {four: 300.0, mib: 196.0}.get)
+    assert slower.holds is False and faster.holds is False
+    assert "the lesson needs them within 1.3× of each other" in line(faster, NAMES).detail

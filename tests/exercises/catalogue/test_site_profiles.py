@@ -258,10 +258,17 @@ def test_the_dev_exercises_state_the_lessons_the_lesson_check_counts() -> None:
         ],
         "2b": [("2b/tmp", "2b/global", 1.0)],
         "8b": [("8b/work", "8a/work", 1.0)],
+        "9": [
+            ("9/global@1MiB", "9/global@4KiB", 20.0),
+            ("9/global@4MiB", "9/global@1MiB", 1.0),
+            ("9/tmp@4MiB", "9/tmp@64KiB", 1.0),
+        ],
     }
+    within = {str(c.faster): c.within for c in lessons.claims_of(profile.exercises.get(key="9"))}
+    assert within == {"9/global@1MiB": None, "9/global@4MiB": 1.3, "9/tmp@4MiB": 2.0}
     # Each of fio's runs 2 seconds past the page cache, and says so and why on its page
-    # (8b's IOR writes its pieces once through, as 8a's).
-    for key in claims.keys() - {"8b"}:
+    # (8b's IOR writes its pieces once through, as 8a's; 9 writes each size for 1 s).
+    for key in claims.keys() - {"8b", "9"}:
         exercise = profile.exercises.get(key=key)
         assert (exercise.seconds, exercise.direct_io) == (2, True)
         assert "Why this way:" in exercise.measures
@@ -274,6 +281,11 @@ CLAIM_MISTAKES = {
     "a factor below 1": ({"factor": 0.5}, "factor 0.5 is not 1 or more"),
     "no lesson in words": ({"text": " "}, "say the lesson in a sentence"),
     "an unknown field": ({"by": 5}, "unknown field(s) by"),
+    "a size that is none": ({"faster": "tmp@4kb"}, "'4kb' is not a request size"),
+    "a size of no sweep": ({"faster": "tmp@4KiB"}, "'1a' writes no 4 KiB requests of their own"),
+    "a size the sweep lacks": ({"faster": "9/tmp@8KiB"}, "'9' writes no 8 KiB requests"),
+    "a factor and a within": ({"factor": 2, "within": 1.5}, "a factor (faster) or within"),
+    "a within below 1": ({"within": 0.9}, "within 0.9 is not 1 or more"),
 }
 
 
