@@ -20,7 +20,8 @@ def shapes(profile: SiteProfile) -> list[ExerciseShape]:
     """The exercises a job can resemble, in the site's order. One that measures file
     operations (mdtest) has no MiB/s to quote: a job like it is advised on the
     targets' facts. It comes after the fio exercise of the same files (3 before 6), so
-    only a run of mdtest itself is taken for it (ExerciseShape.engine)."""
+    only a run of mdtest itself is taken for it (ExerciseShape.engine). A sweep of
+    request sizes is none."""
     return [
         ExerciseShape(
             key=e.key,
@@ -37,6 +38,9 @@ def shapes(profile: SiteProfile) -> list[ExerciseShape]:
             collective=e.collective,
         )
         for e in profile.exercises.all()
+        # A sweep of request sizes (9) is six workloads in one run: no job is like it,
+        # and its one figure (its largest size's) would say one of them.
+        if not e.block_sizes
     ]
 
 

@@ -32,10 +32,11 @@ from exercises.catalogue.profiles import active_profile
 from exercises.catalogue.quiet import Quiet, Shared, shared, site_quiet
 from exercises.catalogue.site import SITE_HASH, Site, site, site_of_key
 from jobs.company import annotated, company, company_sql
-from jobs.figures import figure
+from jobs.figures import figure, series_figures
 from jobs.models import UNFINISHED_STATUSES, BenchmarkRun, RunResult, RunStatus
 from jobs.models import Rates as RunRates
 from portal.errors import NotFound
+from portal.units import iec
 
 WRITE = "write_bytes_per_s"
 
@@ -175,6 +176,50 @@ def nothing_measured(runs: list[BenchmarkRun]) -> bool:
     return len(runs) < MY_RUNS_SHOWN and not any(getattr(r, "result", None) for r in runs)
 
 
+@dataclass
+class Sweep:
+    """My latest sweep of request sizes on each target (Workload.block_sizes): the
+    chart's data, and the same figures as a table's rows."""
+
+    sizes: list[int]
+    rows: list[tuple[StorageTarget, list[float | None]]]  # MiB/s per size, in `sizes`' order
+
+    @property
+    def chart(self) -> dict:
+        """For static/js/charts.js: a column per size, a line per target."""
+        return {
+            "labels": [iec(size) for size in self.sizes],
+            "x_title": "request size",
+            "series": [
+                # To 0.1 MiB/s, as the table and the tooltips show them.
+                {"name": t.key, "label": t.name, "kind": "sweep", "values": _tenths(values)}
+                for t, values in self.rows
+            ],
+        }
+
+
+def _tenths(values: list[float | None]) -> list[float | None]:
+    return [None if v is None else round(v, 1) for v in values]
+
+
+def sweep(exercise: Exercise, runs: list[BenchmarkRun]) -> Sweep | None:
+    """For a sweep exercise, my latest completed run's figures per target, from `runs`
+    (my_runs, newest first, each with its result: no query); None for the others."""
+    sizes = list(exercise.block_sizes or ())
+    if not sizes:
+        return None
+    latest: dict[int, BenchmarkRun] = {}
+    for run in runs:
+        result = getattr(run, "result", None)
+        if run.status == RunStatus.COMPLETED and result and result.series:
+            latest.setdefault(run.target_id, run)
+    rows = []
+    for run in sorted(latest.values(), key=lambda r: (r.target.order, r.target.key)):
+        by_size = dict(run.result.series_mib_s)
+        rows.append((run.target, [by_size.get(size) for size in sizes]))
+    return Sweep(sizes, rows)
+
+
 def say_shared(runs: list[BenchmarkRun], site_of_runs: Site) -> None:
     """Sets `shared` on each run of `runs`: for a completed one, its company and its
     figure against the quiet figure of the site's references (quiet.Shared); None for
@@ -227,24 +272,34 @@ def lesson_in_company(
         .order_by("run__exercise__key", "run__target__key", "-run__created_at")
         .distinct("run__exercise__key", "run__target__key")
         .values_list(
-            "run__exercise__key", "run__target__key", WRITE, "processes", "company_found", "quiet"
+            "run__exercise__key",
+            "run__target__key",
+            WRITE,
+            "processes",
+            "company_found",
+            "quiet",
+            "series",
         )
     )
-    for exercise_key, target_key, bytes_per_s, processes, found, median in rows:
-        side = lessons.Side(exercise_key, target_key)
-        if side not in sides:
-            continue
-        latest[side] = figure(WRITE, bytes_per_s, processes)
+    for exercise_key, target_key, bytes_per_s, processes, found, median, series in rows:
+        run = lessons.Side(exercise_key, target_key)
+        # The run's figure, and a sweep's figure at each size a claim names.
+        by_size = dict(series_figures(series, processes))
+        of_run = {s: by_size.get(s.size) if s.size else None for s in sides if s.run == run}
+        run_figure = figure(WRITE, bytes_per_s, processes)
+        if run in of_run:
+            of_run[run] = run_figure
+        latest |= of_run
         if (had := company(found)) is not None:
             said = Shared(
                 target=(names or {}).get(target_key, target_key),
                 nodes="",
                 company=had,
-                figure=latest[side],
+                figure=run_figure,
                 quiet=Quiet(median) if median is not None else None,
             )
             if said.crowd is not None:
-                crowded[side] = said.crowd
+                crowded |= dict.fromkeys(of_run, said.crowd)
     return lessons.judge(claims, latest.get), crowded
 
 

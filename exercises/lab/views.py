@@ -180,6 +180,7 @@ def _panel_context(request: HttpRequest, panel: pages.PanelState) -> dict:
         if exercise.measures_metadata
         else None,
         "lesson": pages.lesson_lines(exercise, request.user, figures, measured),
+        "sweep": pages.sweep(exercise, runs),
         "predicted": predicted,
         # Every 2 s while a run of mine is going, every WAITING_POLL_SECONDS while mine
         # only wait. While my class still has runs of it going, their figures come in

@@ -11,6 +11,8 @@
   // the class (each trainee's median) is the same orange on the lab and the projector.
   const colours = { mine: "#1f5fa8", class: "#8a5a00", reference: "#1d7a3a", measured: "#7a3a8a" };
   const width = 0.6; // of a column, shared by its series
+  // A sweep of request sizes (exercises/lab/pages.py: Sweep) is a line per target.
+  const palette = ["#1f5fa8", "#8a5a00", "#1d7a3a", "#7a3a8a", "#a11d2f", "#34696f"];
 
   // A small fixed shift per dot (0, +, -, ++, --, ...), so equal figures do not hide
   // each other and a redraw puts every dot where it was.
@@ -25,7 +27,20 @@
     data.series.forEach((series, s) => {
       const colour = colours[series.name] || "#5b6575";
       const offset = n > 1 ? -width / 2 + (width * s) / (n - 1) : 0;
-      if (series.kind === "runs") {
+      if (series.kind === "sweep") {
+        // One size after the other, at the columns' centres, joined.
+        const own = palette[s % palette.length];
+        sets.push({
+          type: "scatter",
+          label: series.label,
+          showLine: true,
+          data: series.values.map((y, column) => ({ x: column, y })).filter((p) => p.y !== null),
+          borderColor: own,
+          backgroundColor: own,
+          pointRadius: 4,
+          borderWidth: 2,
+        });
+      } else if (series.kind === "runs") {
         const dots = [];
         series.values.forEach((values, column) => {
           (values || []).forEach((y, i) => dots.push({ x: column + offset + jitter(i), y }));
@@ -142,6 +157,7 @@
             },
             ticks: { autoSkip: false, callback: (value) => labels[value] },
             grid: { display: false },
+            title: { display: Boolean(data.x_title), text: data.x_title || "" },
           },
           // The figures span from tens to tens of thousands of MiB/s.
           y: {

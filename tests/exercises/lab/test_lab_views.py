@@ -461,3 +461,47 @@ def test_a_first_look_and_a_first_start_say_the_lesson_is_to_come_without_readin
     measured = client.get("/lab/1a/").content.decode()
     assert to_see not in measured
     assert "Your latest runs: 1a on $TMPDIR 101.0 MiB/s, 1a on $GLOBAL 100.0 MiB/s" in measured
+
+
+def test_a_sweep_shows_my_latest_run_on_each_target_size_by_size(
+    client, lab_user, dev_profile, django_assert_max_num_queries
+) -> None:
+    """Exercise 9's panel: a line per target over the six request sizes, from my latest
+    completed run on each (its figures read with my runs: no query more), the same
+    figures in a table, and the lessons judged on one size against another."""
+    nine = dev_profile.exercises.get(key="9")
+    sizes = [4096, 16384, 65536, 262144, 1048576, 4194304]
+    mib = {
+        "global": [1.6, 6.2, 25.0, 99.5, 196.0, 199.0],
+        "tmp": [900.0, 2100, 3900, 4700, 5100, 5200],
+    }
+    for key, older in (("global", False), ("tmp", False), ("global", True)):
+        run = BenchmarkRun.objects.create(
+            user=lab_user, cluster_username=lab_user.cluster_account.username, exercise=nine,
+            target=dev_profile.targets.get(key=key), target_directory="/x", workload={},
+            time_limit_minutes=2, result_token_hash="x", status=RunStatus.COMPLETED,
+            created_at=timezone.now() - timedelta(hours=1 if older else 0),
+        )  # fmt: skip
+        figures = [m / 2 if older else m for m in mib[key]]
+        RunResult.objects.create(
+            run=run, engine="fio", processes=1, write_bytes_per_s=figures[-1] * 2**20,
+            series=[[size, m * 2**20] for size, m in zip(sizes, figures, strict=True)],
+        )  # fmt: skip
+    client.force_login(lab_user)
+    client.get("/lab/9/")
+
+    with django_assert_max_num_queries(8):
+        page = client.get("/lab/9/").content.decode()
+
+    chart = json.loads(re.search(r'id="sweep-data"[^>]*>(.*?)</script>', page, re.S)[1])
+    assert chart["labels"] == ["4 KiB", "16 KiB", "64 KiB", "256 KiB", "1 MiB", "4 MiB"]
+    assert [(s["label"], s["values"]) for s in chart["series"]] == [
+        ("$GLOBAL", mib["global"]),  # the latest, not the older run's halves
+        ("$TMPDIR", mib["tmp"]),
+    ]
+    assert '<th scope="row">$GLOBAL</th><td class="num">1.6</td>' in page
+    assert (
+        "Your latest runs: 9 on $GLOBAL at 1 MiB 196.0 MiB/s, 9 on $GLOBAL at 4 KiB 1.6 MiB/s"
+        in page
+    )
+    assert page.count("they show it.") == 3
