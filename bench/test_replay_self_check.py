@@ -23,7 +23,9 @@ def test_each_exercises_own_log_replayed_measures_what_the_exercise_does(
     live_portal, dev_profile, trainee_account, settings
 ) -> None:
     settings.RUN_DARSHAN_PER_HOUR = 10_000  # counted per user id, which test databases reuse
-    exercises = list(dev_profile.exercises.order_by("order").values_list("key", flat=True))
+    # A sweep of request sizes (9) is six workloads in one run: no log of it is one job
+    # to replay against the run's one figure.
+    exercises = [e.key for e in dev_profile.exercises.order_by("order") if not e.block_sizes]
     targets = list(dev_profile.targets.order_by("order").values_list("key", flat=True))
     pairs, refused = self_check(trainee_account, dev_profile, exercises, targets)
     verdicts = lessons_on_replays(dev_profile, pairs)
