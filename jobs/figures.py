@@ -74,15 +74,15 @@ def shown(value: float | None) -> str:
 
 
 def series_figures(series: object, processes: int | None) -> list[tuple[int, float | None]]:
-    """A stored sweep ([[request bytes, write bytes/s], ...]) as people read it:
-    (request bytes, MiB/s or None where the figure cannot be true); [] for anything
-    that is not one."""
-    if not isinstance(series, list):
+    """A sweep ([[request bytes, write bytes/s], ...], as stored or as parsed) as people
+    read it: (request bytes, MiB/s or None where the figure cannot be true); [] for
+    anything that is not one."""
+    if not isinstance(series, list | tuple):
         return []
     points = []
     for point in series:
         if (
-            isinstance(point, list)
+            isinstance(point, list | tuple)
             and len(point) == 2
             and all(isinstance(v, int | float) for v in point)
         ):

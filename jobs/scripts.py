@@ -29,7 +29,7 @@ def result_url(run: BenchmarkRun) -> str:
 def describe(run: BenchmarkRun) -> str:
     w = run.workload_params
     files = f", {w.files_per_process} files each" if w.files_per_process > 1 else ""
-    timed = f", for {w.seconds} s" if w.seconds else ""
+    timed = f", for {w.seconds} s{' each' if w.block_sizes else ''}" if w.seconds else ""
     direct = ", direct I/O" if w.direct and not run.in_memory else ""
     mpi = (", collective MPI-IO" if w.collective else ", MPI-IO") if w.mpi_io else ""
     pieces = f" in {w.segments} interleaved pieces" if w.segments > 1 else ""
@@ -37,7 +37,6 @@ def describe(run: BenchmarkRun) -> str:
     nodes = f", on {spread} nodes" if spread > 1 else ""
     sizes = "/".join(iec(size) for size in w.block_sizes)
     writes = f"writes of {sizes} in turn" if w.block_sizes else f"writes of {iec(w.block_size)}"
-    timed = f", for {w.seconds} s each" if w.block_sizes else timed
     return (
         f"{w.pattern} {writes}, {w.processes} process(es) x "
         f"{iec(w.size_per_process)}{pieces}{files}{timed}{direct}{mpi}{nodes}, "

@@ -6,7 +6,7 @@ from typing import Protocol
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from jobs.figures import BANDWIDTH_FIELDS, RATE_FIELDS, figure, plausible
+from jobs.figures import BANDWIDTH_FIELDS, RATE_FIELDS, figure, plausible, series_figures
 from portal.units import GiB, KiB, MiB, mb
 
 # The most pieces a process's share may be written in (IOR's segments).
@@ -207,10 +207,7 @@ class BenchmarkResult(BaseModel):
     @property
     def series_mib_s(self) -> list[tuple[int, float | None]]:
         """The sweep's figures as shown: (request bytes, MiB/s)."""
-        return [
-            (size, figure("write_bytes_per_s", bps, self.processes))
-            for size, bps in self.series or ()
-        ]
+        return series_figures(self.series, self.processes)
 
 
 class ResultParseError(ValueError):
