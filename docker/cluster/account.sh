@@ -2,7 +2,7 @@
 # docker/cluster/account.sh [--remove] NAME...: the host's accounts NAME on every node of the
 # cluster, with the same UID and GID (jobs run as the user, and files a node writes on
 # a shared filesystem must be theirs everywhere), and their own directory on the
-# networked target, /gluster/NAME (mode 700). The accounts must exist on the host
+# networked target, /gluster/NAME and /gluster-wide/NAME (its striped layout; mode 700). The accounts must exist on the host
 # (docker/slurm/account.sh makes the dev site's). One script per container for all the
 # names: a class of a thousand takes seconds. --remove takes NAME's account and
 # directory off the nodes again (a bench's thousand accounts otherwise stay in every
@@ -23,7 +23,7 @@ for name in "$@"; do
     [[ $name =~ ^[a-z_][a-z0-9_-]*$ ]] || die "not an account name: $name"
     accounts+="! getent passwd '$name' >/dev/null || userdel '$name'
 "
-    directories+="rm -rf '/gluster/$name'
+    directories+="rm -rf '/gluster/$name' '/gluster-wide/$name'
 "
     continue
   fi
@@ -38,7 +38,7 @@ getent group $gid >/dev/null || groupadd -g $gid '$group'
 getent passwd '$name' >/dev/null || useradd -u $uid -g $gid -d '$home' -M -s /bin/sh '$name'
 "
   # Every node mounts the same volume: one of them makes the directories.
-  directories+="install -d -m 0700 -o $uid -g $gid '/gluster/$name'
+  directories+="install -d -m 0700 -o $uid -g $gid '/gluster/$name' '/gluster-wide/$name'
 "
 done
 for c in $containers; do

@@ -3,7 +3,8 @@
 #   controller  slurmctld, and slurmrestd (JWT, as its own user) on :6820, restarted
 #               when it ends; the container ends with slurmctld
 #   node        slurmd, named after the container's host name, once the networked
-#               target (GlusterFS volume $GLUSTER_VOLUME) is mounted at /gluster
+#               target (GlusterFS volume $GLUSTER_VOLUME) is mounted at /gluster,
+#               and its striped layout ($GLUSTER_WIDE_VOLUME) at /gluster-wide
 #   files       glusterd: a file server of that volume (start.sh makes the volume)
 # The configuration and keys are mounted by docker/cluster/start.sh: /etc/slurm and
 # /etc/munge/munge.key (read-only).
@@ -43,13 +44,17 @@ controller)
   ;;
 node)
   # FUSE's mount prints its failure but exits 0: the mount point says whether it held.
-  mkdir -p /gluster
-  for _ in $(seq 50); do
-    mountpoint -q /gluster && break
-    mount -t glusterfs "${GLUSTER_VOLUME:?}" /gluster 2>/dev/null || true
-    sleep 0.2
-  done
-  mountpoint -q /gluster || { echo "could not mount $GLUSTER_VOLUME at /gluster" >&2; exit 1; }
+  mount_volume() {
+    mkdir -p "$2"
+    for _ in $(seq 50); do
+      mountpoint -q "$2" && return
+      mount -t glusterfs "$1" "$2" 2>/dev/null || true
+      sleep 0.2
+    done
+    mountpoint -q "$2" || { echo "could not mount $1 at $2" >&2; exit 1; }
+  }
+  mount_volume "${GLUSTER_VOLUME:?}" /gluster
+  mount_volume "${GLUSTER_WIDE_VOLUME:?}" /gluster-wide
   # Where each job's $TMPDIR is made (prolog.sh): root's, which users may go through but
   # not write to, so no one can name a job's directory before its job (in /tmp, anyone
   # could). Made afresh: whatever was there is not ours.

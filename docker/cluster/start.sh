@@ -6,7 +6,10 @@
 # docker/vendor/ with Debian's Open MPI, and a filesystem over the network
 # that both nodes mount at /gluster: a GlusterFS volume distributed over two file
 # servers (a brick each, in the server's memory: the volume is made afresh at each
-# start; users' directories come with their accounts). It is the dev site's cluster:
+# start; users' directories come with their accounts), each server on a link of
+# $CLUSTER_SERVER_LINK (1 Gbit/s); and at /gluster-wide a second volume on the same
+# servers whose files are cut in 4 MiB pieces spread over both (sharding): the
+# striping lesson's layout. It is the dev site's cluster:
 # `make demo` and `make test` run the portal on it (docker/dev/up.sh). Built without a
 # registry: the base image by debootstrap (docker/base-image.sh), the cluster's image
 # from docker/cluster/Dockerfile, rebuilt when its files change (docker/cluster/image.sh).
@@ -30,6 +33,13 @@ CONF=$STATE_DIR/cluster
 NODES=(slurm-n1 slurm-n2)
 FILES=(files-1 files-2)
 VOLUME=lab
+WIDE_VOLUME=lab-wide
+# Each file server's network link, both ways (tc's rate): what one server can take,
+# as a storage server's link or disks cap it at a site. 1 Gbit/s is about 119 MiB/s,
+# below what this VM's CPUs pass through GlusterFS, so a file on one server is
+# limited by its server, and a file spread over both gets both links.
+LINK=${CLUSTER_SERVER_LINK:-1gbit}
+[[ $LINK =~ ^[0-9]+[kmg]?bit$ ]] || die "CLUSTER_SERVER_LINK: a rate as tc writes it (1gbit, 500mbit), not $LINK"
 
 [ "$(id -u)" = 0 ] || die "run as root: it runs Docker and owns the cluster's keys"
 "$DOCKER" info >/dev/null 2>&1 || die "Docker does not answer: docker/dev/docker.sh installs and starts it"
@@ -66,11 +76,28 @@ chmod 0644 "$CONF/etc/slurm.conf"
 install -m 0755 "$here/prolog.sh" "$here/epilog.sh" "$here/task-prolog.sh" "$CONF/etc/"
 chmod 0755 "$CONF/etc"
 
+# Each server's link: the host's end of its veth shapes what goes to it (writes), its
+# own end what comes from it (reads), set from the host (the server needs no
+# NET_ADMIN). Set again when the cluster is found up: a server restarted since has
+# lost it.
+shape_links() {
+  local server pid link veth shape=(root tbf rate "$LINK" burst 256kb latency 20ms)
+  for server in "${FILES[@]}"; do
+    pid=$("$DOCKER" inspect -f '{{.State.Pid}}' "$server")
+    # Its eth0's peer, by index: read in the server (the host's /sys is the host's).
+    link=$("$DOCKER" exec "$server" cat /sys/class/net/eth0/iflink)
+    veth=$(ip -o link | awk -F': ' -v i="$link" '$1 == i { sub(/@.*/, "", $2); print $2 }')
+    [[ $veth == veth* ]] || die "no host end of $server's network link (index $link: '$veth')"
+    tc qdisc replace dev "$veth" "${shape[@]}"
+    nsenter -t "$pid" -n tc qdisc replace dev eth0 "${shape[@]}"
+  done
+}
+
 # --- the containers -------------------------------------------------------------
 # One that runs this release, image and configuration already is kept: a second
 # `make demo` must not end the first one's jobs, nor wait for a new cluster.
-config=$(cat "$CONF/etc/slurm.conf" "$CONF/etc/"*.sh "${STORAGELAB_IMAGE_DIR:-$STATE_DIR/storage}/caps" 2>/dev/null |
-  sha256sum | cut -c1-16)
+config=$( (cat "$CONF/etc/slurm.conf" "$CONF/etc/"*.sh "${STORAGELAB_IMAGE_DIR:-$STATE_DIR/storage}/caps" 2>/dev/null
+  echo "$LINK $WIDE_VOLUME") | sha256sum | cut -c1-16)
 running_config=$("$DOCKER" inspect -f '{{index .Config.Labels "storagelab.config"}}' slurm-ctl 2>/dev/null || true)
 # A node "planned" is held for a job that waits for more nodes than are free (8a and 8b
 # run on both): the cluster works, it is busy.
@@ -82,6 +109,7 @@ nodes_answer() {
 if [ "$running_config" = "$RELEASE-$stamp-$config" ] &&
   [ "$("$DOCKER" ps -q --filter label=storagelab.cluster=1 | wc -l)" = $((1 + ${#NODES[@]} + ${#FILES[@]})) ] &&
   curl -s -o /dev/null "http://127.0.0.1:$REST_PORT/openapi/v3" && nodes_answer; then
+  shape_links
   say "cluster up already: Slurm $RELEASE, nodes ${NODES[*]}, slurmrestd on 127.0.0.1:$REST_PORT"
   exit 0
 fi
@@ -131,11 +159,23 @@ for server in "${FILES[@]}"; do wait_for "glusterd on $server" 30 glusterd_answe
 for server in "${FILES[@]:1}"; do "$DOCKER" exec files-1 gluster peer probe "$server" >/dev/null; done
 peers_connected() { [ "$("$DOCKER" exec files-1 gluster pool list | grep -c Connected)" = "${#FILES[@]}" ]; }
 wait_for "the file servers to join" 30 peers_connected
-bricks=()
-for server in "${FILES[@]}"; do bricks+=("$server:/bricks/$VOLUME"); done
+gluster() { "$DOCKER" exec files-1 gluster --mode=script "$@" >/dev/null; }
+bricks=() wide_bricks=()
+for server in "${FILES[@]}"; do
+  bricks+=("$server:/bricks/$VOLUME")
+  wide_bricks+=("$server:/bricks/$WIDE_VOLUME")
+done
 # Distributed: each file lives whole on one brick, files spread over both.
-"$DOCKER" exec files-1 gluster --mode=script volume create "$VOLUME" transport tcp "${bricks[@]}" force >/dev/null
-"$DOCKER" exec files-1 gluster --mode=script volume start "$VOLUME" >/dev/null
+gluster volume create "$VOLUME" transport tcp "${bricks[@]}" force
+gluster volume start "$VOLUME"
+# Sharded: a file is cut in 4 MiB pieces (the smallest GlusterFS allows), each piece
+# placed on a brick as a file of its own is, so a large file's pieces spread over both
+# servers, as a Lustre file striped over all OSTs (lfs setstripe -c -1).
+gluster volume create "$WIDE_VOLUME" transport tcp "${wide_bricks[@]}" force
+gluster volume set "$WIDE_VOLUME" features.shard on
+gluster volume set "$WIDE_VOLUME" features.shard-block-size 4MB
+gluster volume start "$WIDE_VOLUME"
+shape_links
 
 # The nodes see the dev site's targets at the same paths: its disk targets (mounted
 # before the cluster starts: docker/slurm/storage.sh) and each account's tmpfs for
@@ -164,11 +204,11 @@ for node in "${NODES[@]}"; do
   "$DOCKER" run "${common[@]}" "${nodes_parent[@]}" "${weight[@]}" "${shared[@]}" "${caps[@]}" \
     --cap-add SYS_ADMIN --device /dev/fuse \
     --tmpfs /tmp:size=4g,mode=1777 \
-    -e GLUSTER_VOLUME="files-1:/$VOLUME" --name "$node" --hostname "$node" "$IMAGE" node >/dev/null
+    -e GLUSTER_VOLUME="files-1:/$VOLUME" -e GLUSTER_WIDE_VOLUME="files-1:/$WIDE_VOLUME" --name "$node" --hostname "$node" "$IMAGE" node >/dev/null
 done
 
 rest_answers() { curl -s -o /dev/null "http://127.0.0.1:$REST_PORT/openapi/v3"; }
 nodes_idle() { [ "$("$DOCKER" exec slurm-ctl sinfo -h -o %T 2>/dev/null | sort -u)" = idle ]; }
 wait_for "the cluster's slurmrestd" 60 rest_answers
 wait_for "the cluster's nodes" 60 nodes_idle
-say "cluster up: Slurm $("$DOCKER" exec slurm-ctl scontrol --version | cut -d' ' -f2), nodes ${NODES[*]} (GlusterFS volume $VOLUME at /gluster), slurmrestd on 127.0.0.1:$REST_PORT"
+say "cluster up: Slurm $("$DOCKER" exec slurm-ctl scontrol --version | cut -d' ' -f2), nodes ${NODES[*]} (GlusterFS volumes $VOLUME at /gluster and $WIDE_VOLUME at /gluster-wide, $LINK a server), slurmrestd on 127.0.0.1:$REST_PORT"
