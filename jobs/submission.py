@@ -62,7 +62,7 @@ class RunTarget(Protocol):
 
     in_memory: bool
 
-    def directory_for(self, cluster_username: str) -> str: ...
+    def directory_for(self, cluster_username: str, spread: bool = False) -> str: ...
 
 
 def start_run(
@@ -89,6 +89,7 @@ def new_run(
     waiting: bool = False,
     calibration: Model | None = None,
     replay: Model | None = None,
+    spread: bool = False,
 ) -> BenchmarkRun:
     """A run of `workload` on `target` as `account`, not yet saved: queued, or
     `waiting` for a slot. No rule is checked here: the lab's rules (caps, quota,
@@ -104,7 +105,8 @@ def new_run(
         course=course,
         calibration=calibration,
         replay=replay,
-        target_directory=target.directory_for(account.username),
+        # `spread`: where the target spreads each file over all its servers, if it can.
+        target_directory=target.directory_for(account.username, spread=spread),
         in_memory=target.in_memory,
         engine=engine,
         workload=workload.model_dump(mode="json"),

@@ -104,6 +104,17 @@ class StorageTarget(models.Model):
         help_text="The user's own directory on it, e.g. /scratch/{user}, or the variable "
         "that names it on a job's node, e.g. $TMPDIR",
     )
+    # Where the user's new files are spread over all the target's servers: a Lustre
+    # directory set once with `lfs setstripe -c -1`, a BeeGFS one with beegfs-ctl's
+    # --setpattern, a sharded GlusterFS volume. The exercises that compare layouts
+    # (Exercise.spread) run there; blank: the target lays files out one way only.
+    spread_path_template = models.CharField(
+        max_length=255,
+        blank=True,
+        validators=[validate_path_template],
+        help_text="The user's directory where each new file is spread over all the "
+        "target's servers (striped), e.g. /lustre/wide/{user}; blank if it has none",
+    )
     in_memory = models.BooleanField(
         default=False, help_text="tmpfs and the like: no O_DIRECT, space comes from RAM"
     )
@@ -138,12 +149,15 @@ class StorageTarget(models.Model):
     def __str__(self) -> str:
         return self.name
 
-    def directory_for(self, cluster_username: str) -> str:
+    def directory_for(self, cluster_username: str, spread: bool = False) -> str:
         """The user's directory on it; for a target a variable names, as the job script
-        resolves it on the node ("$TMPDIR", "$WORK/ada")."""
-        validate_path_template(self.path_template)
+        resolves it on the node ("$TMPDIR", "$WORK/ada"). `spread`: the one where new
+        files are spread over the target's servers, where it has one."""
+        template = self.spread_path_template if spread and self.spread_path_template else None
+        template = template or self.path_template
+        validate_path_template(template)
         cluster_username_validator(cluster_username)
-        return self.path_template.replace("{user}", cluster_username)
+        return template.replace("{user}", cluster_username)
 
     @property
     def purge_rule(self) -> str:
@@ -195,6 +209,11 @@ class Exercise(models.Model):
     )
     nodes = models.PositiveSmallIntegerField(
         default=1, help_text="Nodes the processes spread over, on a target every node sees"
+    )
+    spread = models.BooleanField(
+        default=False,
+        help_text="Runs where the target spreads each file over all its servers (its "
+        "spread_path_template); on a target without one, where its other runs go",
     )
     block_sizes = models.JSONField(
         default=list,

@@ -236,7 +236,10 @@ def _pick(item: dict[str, Any], fields: list[str], skip: str) -> dict[str, Any]:
 
 
 def _measures_differently(before: Exercise, after: Exercise) -> bool:
-    return (before.workload, before.runs_with) != (after.workload, after.runs_with)
+    def what(e: Exercise) -> tuple:
+        return e.workload, e.runs_with, e.spread
+
+    return what(before) != what(after)
 
 
 def _reference(profile: SiteProfile, item: dict[str, Any], which: str) -> ReferenceResult:

@@ -137,11 +137,13 @@ def exercise_run(
 
 
 def _of_exercise(exercise: Exercise) -> dict:
-    """What a run takes from its exercise: its engine and time limit, and itself."""
+    """What a run takes from its exercise: its engine, time limit and files' layout,
+    and itself."""
     return {
         "engine": exercise.runs_with,
         "time_limit_minutes": exercise.time_limit_minutes,
         "exercise": exercise,
+        "spread": exercise.spread,
     }
 
 

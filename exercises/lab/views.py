@@ -124,6 +124,13 @@ def _page(
         "notice": notice,
         "runs_in_turn": settings.RUNS_IN_TURN,
     }
+    if ctx["exercise"].spread:
+        # Where the exercise's runs go on each target (Exercise.spread): said by the form.
+        ctx["spread_layouts"] = [
+            (t.name, t.spread_path_template.replace("{user}", "USER"))
+            for t in pages.site_of(panel).targets
+            if t.spread_path_template
+        ]
     if may_predict(ctx["exercise"], ran=bool(ctx["runs"])):
         site_targets = pages.site_of(panel).targets
         courses_by_target = access.open_courses_for(request.user, ctx["exercise"], site_targets)

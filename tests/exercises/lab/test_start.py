@@ -47,6 +47,23 @@ def test_runs_use_the_engine_the_exercise_names_else_the_sites(
     assert run.workload_params.read_back == read_back
 
 
+def test_a_spread_exercise_runs_where_its_target_spreads_files_and_elsewhere_as_usual(
+    ada, dev_profile
+) -> None:
+    name = ada.cluster_account.username
+    spread, one_server = (dev_profile.exercises.get(key=k) for k in ("10b", "10a"))
+
+    runs = start_runs(ada, spread, targets(dev_profile, "work", "global"))
+    (usual,) = start_runs(ada, one_server, targets(dev_profile, "work"))
+
+    # $WORK's sharded volume; $GLOBAL lays a file out one way only: its usual place.
+    assert [r.target_directory for r in runs] == [
+        f"/gluster-wide/{name}",
+        f"/srv/storagelab/global/{name}",
+    ]
+    assert usual.target_directory == f"/gluster/{name}"
+
+
 def test_a_target_of_another_site_is_refused(ada, dev_profile, disk_target) -> None:
     exercise = dev_profile.exercises.get(key="1a")
 
