@@ -45,9 +45,13 @@ def _problem(
         left = max(meter.limit - meter.used, 0)
         if need > left:
             what = "space" if meter.what == "Space" else "files"
+            # "needs 512 MiB, only 512 MiB left" reads as no reason: rounded alike, left
+            # is a little under it.
+            shown = meter.show(left)
+            shown = f"a little under {shown}" if shown == meter.show(need) else f"only {shown}"
             return (
-                f"This run needs {meter.show(need)} on {target.name}, but only "
-                f"{meter.show(left)} of your {what} quota is left there ({meter.text}, "
+                f"This run needs {meter.show(need)} on {target.name}, but "
+                f"{shown} of your {what} quota is left there ({meter.text}, "
                 f"collected {timezone.localtime(quota.collected_at):%Y-%m-%d %H:%M}). Free some "
                 f"{what} in {target.directory_for(account.username)} or choose another target, "
                 "then try again."

@@ -32,6 +32,18 @@ def test_a_run_that_does_not_fit_starts_nothing_and_says_what_to_do(client, ada_
     assert not BenchmarkRun.objects.exists()  # not even on $HOME, where it would fit
 
 
+def test_what_is_left_reads_as_less_than_the_need_when_both_round_alike(ada_account) -> None:
+    fill(ada_account, "scratch", 10 * GiB - 64 * MiB + 12 * 1024, bytes_hard=10 * GiB)
+    one = Workload(
+        pattern=Pattern.SEQUENTIAL, block_size=MiB, processes=1, size_per_process=64 * MiB
+    )
+
+    problem = quota_problem(ada_account, dev_target("scratch"), one)
+
+    # 12 KiB short: not "needs 64 MiB, but only 64 MiB is left".
+    assert problem and "needs 64 MiB on $SCRATCH, but a little under 64 MiB of your" in problem
+
+
 def test_too_many_files_for_the_file_quota_is_refused_too(client, ada_account) -> None:
     fill(ada_account, "tmp", MiB, bytes_hard=2 * GiB, files_used=500, files_hard=1000)
     client.force_login(ada_account.user)
