@@ -32,6 +32,8 @@ def facts_of(name: str, sequential: str = "1b", random: str = "2a") -> list[Targ
             sequential_mib_s=refs.get((sequential, t["key"])),
             random_mib_s=refs.get((random, t["key"])),
             quota_gib=t["quota_bytes"] / 2**30 if "quota_bytes" in t else None,
+            filesystem=t["filesystem"],
+            spread_directory=t.get("spread_path_template", "").replace("{user}", "USER"),
         )
         for t in data["targets"]
     ]

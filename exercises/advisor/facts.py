@@ -36,6 +36,7 @@ def shapes(profile: SiteProfile) -> list[ExerciseShape]:
             engine=e.runs_with,
             mpi_io=e.mpi_io,
             collective=e.collective,
+            spread=e.spread,
         )
         for e in profile.exercises.all()
         # A sweep of request sizes (9) is six workloads in one run: no job is like it,
@@ -92,6 +93,8 @@ def target_facts(profile: SiteProfile) -> list[TargetFacts]:
             sequential_mib_s=_mib_s(figures_of["sequential"].get(t.key)),
             random_mib_s=_mib_s(figures_of["random"].get(t.key)),
             quota_gib=t.quota_bytes / GiB if t.quota_bytes else None,
+            filesystem=t.filesystem,
+            spread_directory=t.spread_path_template.replace("{user}", "USER"),
         )
         for t in profile.targets.all()
     ]

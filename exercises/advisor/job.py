@@ -40,6 +40,17 @@ NEVER_A_MODEL = 2.0
 # size, going forward but seldom right after the rank's last one (its next piece lies
 # past the other ranks'). Collective buffering gathers exactly these.
 INTERLEAVED_MAX = 1 * MiB
+# One large shared file: several ranks writing at least this much into the job's
+# shared files, in requests of at least STREAM_MIN (not 8a's interleaved pieces). At
+# Lustre's 1 MiB stripe size that is 256 stripes: enough to keep every server busy,
+# if the file is spread over them.
+LARGE_SHARED = 256 * MiB
+STREAM_MIN = 64 * KiB
+# How each filesystem spreads a new file over its servers: the command, for DIR.
+STRIPE_COMMANDS = {
+    "lustre": "lfs setstripe -c -1 DIR (every OST; -c 8 for eight) before the file is made",
+    "beegfs": "beegfs-ctl --setpattern --numtargets=8 DIR before the file is made",
+}
 
 
 def pattern_of(p: JobIO) -> Access:
@@ -91,6 +102,7 @@ class ExerciseShape:
     engine: str = ""  # the benchmark's program (fio, ior): breaks ties between twins
     mpi_io: bool = False  # through MPI-IO's calls
     collective: bool = False  # MPI-IO's collective calls (collective buffering)
+    spread: bool = False  # written where the target spreads each file over its servers
 
 
 def io_distance(p: JobIO, e: ExerciseShape) -> float:
@@ -205,6 +217,72 @@ def collective_advice(
     )
 
 
+def large_shared(p: JobIO) -> bool:
+    """Whether the job's ranks streamed a large shared file (exercise 10a's pattern),
+    the file that one server limits unless it is striped."""
+    return (
+        p.shared_files > 0
+        and p.nprocs > 1
+        and p.bytes_written >= LARGE_SHARED * p.shared_files
+        and p.typical_request_bytes >= STREAM_MIN
+        and not interleaved(p)
+    )
+
+
+def striping_advice(
+    p: JobIO,
+    targets: Sequence[TargetFacts],
+    shapes: Sequence[ExerciseShape],
+    figures_for: "FiguresFor",
+) -> str:
+    """For a job that streamed a large shared file: stripe it, with the way each of the
+    site's targets offers (its spread directory, or its filesystem's command), and the
+    site's figures of one such file on one server and spread where it has both."""
+    if not large_shared(p):
+        return ""
+    text = (
+        f"Your {p.nprocs:,} processes wrote {size_words(p.bytes_written)} into "
+        f"{'one shared file' if p.shared_files == 1 else f'{p.shared_files} shared files'}. "
+        "A file lies on one storage server unless it is striped, and then that server's "
+        "link and disks limit every process that writes it: spread it over all of them."
+    )
+    ways = []
+    for t in targets:
+        command = next((c for fs, c in STRIPE_COMMANDS.items() if fs in t.filesystem.lower()), "")
+        if t.spread_directory:
+            ways.append(f"on {t.name}, write it in {t.spread_directory}")
+        elif command:
+            ways.append(f"on {t.name} ({t.filesystem}), {command}")
+    if ways:
+        text += f" Here: {'; '.join(ways)}."
+    spread = next((e for e in shapes if e.spread and e.shared_file), None)
+    one = spread and next(
+        (e for e in shapes if e.shared_file and not e.spread and twins(e, spread)), None
+    )
+    if spread is None or one is None:
+        return text
+    wide, narrow = figures_for(spread.key, False), figures_for(one.key, False)
+    both = [k for k in wide if k in narrow and narrow[k][0] > 0 and wide[k][0] > 0]
+    both = [k for k in both if any(t.key == k and t.spread_directory for t in targets)]
+    if not both:
+        return text
+    best = max(both, key=lambda k: wide[k][0] / narrow[k][0])
+    (fast, source), (slow, _) = wide[best], narrow[best]
+    names = {t.key: t.name for t in targets}
+    ratio = ratio_as_shown(fast, slow)
+    gain = f"{times(ratio)} as fast as" if ratio >= 1 else f"{times(1 / ratio)} slower than"
+    return (
+        f"{text} On {names.get(best, best)}, one such file spread over the servers was "
+        f"written {gain} on one server: {speed(fast)} against {speed(slow)} (exercises "
+        f"{spread.key} and {one.key}, {source})."
+    )
+
+
+def twins(a: ExerciseShape, b: ExerciseShape) -> bool:
+    """The same I/O, whatever the layout."""
+    return replace(a, key="", title="", spread=False) == replace(b, key="", title="", spread=False)
+
+
 def size_words(n: int) -> str:
     for unit, name in ((GiB, "GiB"), (MiB, "MiB"), (KiB, "KiB")):
         if n >= unit:
@@ -253,6 +331,7 @@ class JobAdvice:
     likeness: str
     speedup: Speedup | None
     collective: str = ""  # interleaved pieces of a shared file: collective I/O, with figures
+    striping: str = ""  # one large shared file: stripe it, how, with figures
 
     @property
     def kind(self) -> str:
@@ -361,6 +440,7 @@ def advise_job(
         likeness=likeness(p, name) if name else "",
         speedup=speedup(advice, targets, question, figures, exercise, by_writes),
         collective=collective_advice(p, targets, shapes, figures_for),
+        striping=striping_advice(p, targets, shapes, figures_for),
     )
 
 

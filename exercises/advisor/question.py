@@ -19,6 +19,10 @@ class TargetFacts:
     sequential_mib_s: float | None = None
     random_mib_s: float | None = None
     quota_gib: float | None = None
+    filesystem: str = ""  # "Lustre 2.1", "GlusterFS 11.2": how it stripes a file
+    # Where the user's new files are spread over all its servers ("/gluster-wide/USER"),
+    # if the site made such a directory for them.
+    spread_directory: str = ""
     memory_fraction: float = 0.5  # in-memory targets may hold this share of node RAM
     # The figures of the exercise a job resembles (exercises/advisor/job.py), which
     # replace the two above for that job, so that every figure on its page is one of

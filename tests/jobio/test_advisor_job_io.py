@@ -9,7 +9,7 @@ import pytest
 from exercises.advisor import Access, FileShape
 from exercises.advisor.job import ExerciseShape, advise_job, pattern_of, question_for
 from exercises.advisor.job_io import JobIO
-from tests.published import VSC3, in_mib_s, profile
+from tests.published import VSC3, facts_of, in_mib_s, profile
 
 KiB, MiB, GiB = 2**10, 2**20, 2**30
 SITE = profile("vsc3")
@@ -451,3 +451,65 @@ def test_collective_advice_is_not_given_for_large_pieces() -> None:
     large = replace(IN_TURNS, common_sizes=((4 * MiB, 64 * 256),))
 
     assert advise_job(large, VSC3, 64, WITH_MPI_IO, mpi_io_figures).collective == ""
+
+
+# One large shared file, streamed by many ranks (exercises 10a and 10b): striping.
+
+ONE_SERVER = ExerciseShape(
+    "10a", "One server", "sequential", MiB, 8, 1, shared_file=True, engine="ior"
+)
+SPREAD = replace(ONE_SERVER, key="10b", title="Spread", spread=True)
+WITH_LAYOUTS = [*SHAPES, ONE_SERVER, SPREAD]
+DEV = facts_of("dev")
+# 64 ranks, each streaming its own 64 MiB part of one 4 GiB file in 1 MiB requests.
+STREAMED = replace(
+    io(size=MiB, requests=64 * 64, procs=64, seq=1.0, consec=1.0), shared_files=1, syncs=1
+)
+
+
+def layout_figures(key: str, reading: bool) -> dict[str, tuple[float, str]]:
+    measured = {
+        "10a": {"work": (110.0, "calibration round 3"), "tmp": (900.0, "calibration round 3")},
+        "10b": {"work": (165.0, "calibration round 3"), "tmp": (905.0, "calibration round 3")},
+    }
+    return {} if reading else measured.get(key, {})
+
+
+def test_ranks_streaming_one_large_shared_file_are_told_to_stripe_it_the_sites_way() -> None:
+    job = advise_job(STREAMED, DEV, 24, WITH_LAYOUTS, layout_figures)
+
+    assert job.collective == ""  # large requests, each rank's part in one run
+    assert "64 processes wrote 4 GiB into one shared file" in job.striping
+    # The site's way: the directory where $WORK spreads each file over its servers.
+    assert "on $WORK, write it in /gluster-wide/USER" in job.striping
+    # Its figures, on the target that has the spread layout ($TMPDIR has none).
+    assert (
+        "On $WORK, one such file spread over the servers was written 1.5× as fast as on "
+        "one server: 165.0 MiB/s against 110.0 MiB/s (exercises 10b and 10a, calibration "
+        "round 3)."
+    ) in job.striping
+
+
+def test_on_a_lustre_or_beegfs_site_the_advice_names_its_command() -> None:
+    job = advise_job(STREAMED, VSC3, 64, SHAPES, figures_for)
+
+    assert "on $GLOBAL (BeeGFS), beegfs-ctl --setpattern --numtargets=8 DIR" in job.striping
+    assert "$HOME" not in job.striping  # NFS: no striping to ask for
+    assert "MiB/s" not in job.striping  # VSC-3 has no exercise of the two layouts
+    tacc = advise_job(STREAMED, facts_of("tacc"), 16, SHAPES, figures_for)
+    assert "lfs setstripe -c -1 DIR" in tacc.striping
+
+
+@pytest.mark.parametrize(
+    "changes",
+    [
+        {"shared_files": 0},  # a file each: they spread over the servers by themselves
+        {"nprocs": 1},  # one writer: its own link limits it first
+        {"bytes_written": 64 * MiB, "writes": 64},  # a small file: little to spread
+        {"common_sizes": ((16 * KiB, 64 * 64),)},  # small pieces: the collective advice's
+    ],
+)
+def test_no_striping_advice_for_what_striping_does_not_help(changes: dict) -> None:
+    job = advise_job(replace(STREAMED, **changes), DEV, 24, WITH_LAYOUTS, layout_figures)
+
+    assert job.striping == ""

@@ -53,6 +53,8 @@ class Command(BaseCommand):
             "speedup": job.speedup.text if job.speedup else None,
             # Interleaved pieces of a shared file: collective I/O, with the site's figures.
             "collective": job.collective or None,
+            # One large shared file: striping, how, with the site's figures.
+            "striping": job.striping or None,
         }
         if options["json"]:
             self.stdout.write(json.dumps(summary))
@@ -71,3 +73,5 @@ class Command(BaseCommand):
             self.stdout.write(job.speedup.text)
         if job.collective:
             self.stdout.write(job.collective)
+        if job.striping:
+            self.stdout.write(job.striping)
