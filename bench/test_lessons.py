@@ -4,7 +4,10 @@ Each claim of the dev site's exercises (exercise 1a: $TMPDIR > $GLOBAL > $HOME; 
 eight writers beat one on $TMPDIR; 2a: $TMPDIR at least 5× $GLOBAL, random slower
 than streaming on $GLOBAL and $SCRATCH, and $BINFS at least 5× $GLOBAL; 2b: $TMPDIR >
 $GLOBAL; 8b: collective beats independent MPI-IO on $WORK; 9: on $GLOBAL 1 MiB requests
-at least 20× 4 KiB ones and 4 MiB about 1 MiB, on $TMPDIR 4 MiB about 64 KiB), counted
+at least 20× 4 KiB ones and 4 MiB about 1 MiB, on $TMPDIR 4 MiB about 64 KiB; 10b:
+one shared file spread over $WORK's two servers at least 1.2× the same on one; 10c: a
+file each at least 1.2× one shared file on one server; 10d: a file each, spread, about
+as fast as unspread), counted
 run by run over BENCH_LESSON_ROUNDS rounds (default 10): in each round every exercise
 runs once on every target a claim names (a sweep once for all its sizes), one run at a
 time. Target: every claim in at least 9 of 10

@@ -155,6 +155,50 @@ def test_a_sweep_of_request_sizes_draws_a_line_per_target_and_says_its_lessons(
     assert not cut, "\n".join(cut)
 
 
+def test_one_large_shared_file_is_written_on_one_server_then_spread_over_both(
+    live_portal, sync_loop, dev_profile, trainee_account, page: Page
+) -> None:
+    """10a and 10b: eight ranks on two nodes write one shared 256 MiB file on $WORK,
+    whole on one file server, then where $WORK spreads each file over both. The page
+    says where 10b runs; the lesson is said against the two figures (whether they
+    show it is the live lesson check's to count: here other tests share the cluster);
+    10a's run page tells a job that writes so to stripe its file, the site's way."""
+    log_in(page, live_portal, trainee_account.user)
+    name = trainee_account.username
+
+    run_on(page, live_portal, "10a", ("$WORK",))
+    page.goto(f"{live_portal}/lab/10b/")
+    expect(page.locator("#layout")).to_contain_text("on $WORK in /gluster-wide/USER")
+    run_on(page, live_portal, "10b", ("$WORK",))
+
+    lesson = page.locator("ul.lesson > li")
+    expect(lesson).to_have_count(1)
+    expect(lesson.first).to_contain_text("spread over both file servers writes faster")
+    expect(page.locator("ul.lesson > li.pending")).to_have_count(0)
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=ARTIFACTS / "lesson-10b.png", full_page=True)
+
+    runs = BenchmarkRun.objects.filter(user=trainee_account.user, target__key="work")
+    one, spread = (runs.get(exercise__key=key) for key in ("10a", "10b"))
+    assert (one.target_directory, spread.target_directory) == (
+        f"/gluster/{name}",
+        f"/gluster-wide/{name}",
+    )
+    page.goto(f"{live_portal}/jobs/runs/{one.key}/")
+    advice = page.locator("#io-striping")
+    expect(advice).to_contain_text("8 processes wrote 256 MiB into one shared file")
+    expect(advice).to_contain_text("on $WORK, write it in /gluster-wide/USER")
+    expect(advice).to_contain_text("(exercises 10b and 10a,")
+    page.screenshot(path=ARTIFACTS / "run-10a-striping-advice.png", full_page=True)
+
+    page.set_viewport_size(PHONE)
+    page.reload()
+    cut = reads_whole_on_a_phone(page, "run-10a")
+    page.goto(f"{live_portal}/lab/10b/")
+    cut += reads_whole_on_a_phone(page, "lesson-10b")
+    assert not cut, "\n".join(cut)
+
+
 def test_the_advisor_quotes_the_sites_stored_medians(
     live_server, dev_profile, make_user, page: Page
 ) -> None:

@@ -64,7 +64,21 @@ def test_the_dev_site_runs_fio_and_names_ior_and_mdtest_where_it_uses_them() -> 
     # MPI-IO's two ways with one shared file, its ranks over both nodes.
     assert engines["8a"] == engines["8b"] == "ior"
     spread = {e.key: (e.mpi_io, e.collective, e.nodes) for e in exercises if e.nodes > 1}
-    assert spread == {"8a": (True, False, 2), "8b": (True, True, 2)}
+    assert spread == {
+        "8a": (True, False, 2),
+        "8b": (True, True, 2),
+        **{key: (False, False, 2) for key in ("10a", "10b", "10c", "10d")},
+    }
+    # Striping: one shared file and a file each, on one server and spread over both.
+    layouts = {e.key: (e.file_per_process, e.spread) for e in exercises if e.key.startswith("10")}
+    assert layouts == {
+        "10a": (False, False),
+        "10b": (False, True),
+        "10c": (True, False),
+        "10d": (True, True),
+    }
+    work = SiteProfile.objects.get(name="dev").targets.get(key="work")
+    assert work.directory_for("sl-ada", spread=True) == "/gluster-wide/sl-ada"
 
 
 def test_a_collective_exercise_without_mpi_io_is_refused_and_nothing_is_stored() -> None:
@@ -258,6 +272,9 @@ def test_the_dev_exercises_state_the_lessons_the_lesson_check_counts() -> None:
         ],
         "2b": [("2b/tmp", "2b/global", 1.0)],
         "8b": [("8b/work", "8a/work", 1.0)],
+        "10b": [("10b/work", "10a/work", 1.2)],
+        "10c": [("10c/work", "10a/work", 1.2)],
+        "10d": [("10d/work", "10c/work", 1.0)],
         "9": [
             ("9/global@1MiB", "9/global@4KiB", 20.0),
             ("9/global@4MiB", "9/global@1MiB", 1.0),
@@ -266,9 +283,11 @@ def test_the_dev_exercises_state_the_lessons_the_lesson_check_counts() -> None:
     }
     within = {str(c.faster): c.within for c in lessons.claims_of(profile.exercises.get(key="9"))}
     assert within == {"9/global@1MiB": None, "9/global@4MiB": 1.5, "9/tmp@4MiB": 2.0}
+    (flat,) = lessons.claims_of(profile.exercises.get(key="10d"))
+    assert flat.within == 1.5
     # Each of fio's runs 2 seconds past the page cache, and says so and why on its page
-    # (8b's IOR writes its pieces once through, as 8a's; 9 writes each size for 1 s).
-    for key in claims.keys() - {"8b", "9"}:
+    # (IOR's, 8b's and 10's, write their data once through; 9 writes each size for 1 s).
+    for key in claims.keys() - {"8b", "9", "10b", "10c", "10d"}:
         exercise = profile.exercises.get(key=key)
         assert (exercise.seconds, exercise.direct_io) == (2, True)
         assert "Why this way:" in exercise.measures
