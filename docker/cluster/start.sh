@@ -7,7 +7,7 @@
 # that both nodes mount at /gluster: a GlusterFS volume distributed over two file
 # servers (a brick each, in the server's memory: the volume is made afresh at each
 # start; users' directories come with their accounts), each server on a link of
-# $CLUSTER_SERVER_LINK (1 Gbit/s); and at /gluster-wide a second volume on the same
+# $CLUSTER_SERVER_LINK (700 Mbit/s); and at /gluster-wide a second volume on the same
 # servers whose files are cut in 4 MiB pieces spread over both (sharding): the
 # striping lesson's layout. It is the dev site's cluster:
 # `make demo` and `make test` run the portal on it (docker/dev/up.sh). Built without a
@@ -35,10 +35,12 @@ FILES=(files-1 files-2)
 VOLUME=lab
 WIDE_VOLUME=lab-wide
 # Each file server's network link, both ways (tc's rate): what one server can take,
-# as a storage server's link or disks cap it at a site. 1 Gbit/s is about 119 MiB/s,
-# below what this VM's CPUs pass through GlusterFS, so a file on one server is
-# limited by its server, and a file spread over both gets both links.
-LINK=${CLUSTER_SERVER_LINK:-1gbit}
+# as a storage server's link or disks cap it at a site. 700 Mbit/s is about 83 MiB/s,
+# well below what this VM's CPUs pass through GlusterFS (~130 MiB/s from eight
+# ranks), so a file on one server is limited by its server's link, and a file spread
+# over both by the two links and those CPUs. (At 1 Gbit/s a spread file gained
+# 1.19-1.46x, too close to the CPUs' limit for a lesson; at 700 Mbit/s 1.45-1.51x.)
+LINK=${CLUSTER_SERVER_LINK:-700mbit}
 [[ $LINK =~ ^[0-9]+[kmg]?bit$ ]] || die "CLUSTER_SERVER_LINK: a rate as tc writes it (1gbit, 500mbit), not $LINK"
 
 [ "$(id -u)" = 0 ] || die "run as root: it runs Docker and owns the cluster's keys"
