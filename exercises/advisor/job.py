@@ -42,9 +42,9 @@ NEVER_A_MODEL = 2.0
 INTERLEAVED_MAX = 1 * MiB
 # One large shared file: several ranks writing at least this much into the job's
 # shared files, in requests of at least STREAM_MIN (not 8a's interleaved pieces). At
-# Lustre's 1 MiB stripe size that is 256 stripes: enough to keep every server busy,
-# if the file is spread over them.
-LARGE_SHARED = 256 * MiB
+# Lustre's 1 MiB stripe size that is 128 stripes (32 of GlusterFS's 4 MiB pieces):
+# enough to keep every server busy, if the file is spread over them.
+LARGE_SHARED = 128 * MiB
 STREAM_MIN = 64 * KiB
 # How each filesystem spreads a new file over its servers: the command, for DIR.
 STRIPE_COMMANDS = {

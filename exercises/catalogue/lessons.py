@@ -259,11 +259,12 @@ def in_company(paid: list[tuple[str, Crowd]], spread: str | None) -> str:
 def spread_exercise(exercises: Iterable[Any]) -> str | None:
     """The key of the exercise that teaches how far one figure can be trusted: the
     last that runs an earlier one's workload unchanged, with its engine, for no other
-    reason than to repeat it (the dev profile's 7 repeats 1a); None if none does."""
+    reason than to repeat it (the dev profile's 7 repeats 1a); None if none does. One
+    that writes the same where its target spreads files (10b, 10a's) is no repeat."""
     seen: set[tuple] = set()
     found = None
     for exercise in exercises:
-        what = (exercise.runs_with, exercise.workload.model_dump_json())
+        what = (exercise.runs_with, exercise.spread, exercise.workload.model_dump_json())
         if what in seen:
             found = exercise.key
         seen.add(what)

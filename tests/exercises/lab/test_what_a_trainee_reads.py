@@ -75,8 +75,9 @@ def test_on_the_dev_site_7_closes_the_first_lessons_after_the_ior_exercises(
     page = reader.get("/lab/").content.decode()
     keys = re.findall(r'href="/lab/([^/"]+)/"', page)
     assert keys.index("4b") < keys.index("1a-ior") < keys.index("6") < keys.index("7")
-    # The later talks' lessons follow it (collective MPI-IO: 8a and 8b; request size: 9).
-    assert keys[keys.index("7") + 1 :] == ["8a", "8b", "9"]
+    # The later talks' lessons follow it (collective MPI-IO: 8a and 8b; request size: 9;
+    # striping: 10a to 10d).
+    assert keys[keys.index("7") + 1 :] == ["8a", "8b", "9", "10a", "10b", "10c", "10d"]
 
 
 @pytest.mark.parametrize("name", SITES)
