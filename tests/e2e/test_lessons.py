@@ -158,7 +158,7 @@ def test_a_sweep_of_request_sizes_draws_a_line_per_target_and_says_its_lessons(
 def test_one_large_shared_file_is_written_on_one_server_then_spread_over_both(
     live_portal, sync_loop, dev_profile, trainee_account, page: Page
 ) -> None:
-    """10a and 10b: eight ranks on two nodes write one shared 128 MiB file on $WORK,
+    """10a and 10b: eight ranks on two nodes write one shared 256 MiB file on $WORK,
     whole on one file server, then where $WORK spreads each file over both ($TMPDIR
     has one layout: there 10b is 10a's run, on one node). The page
     says where 10b runs; the lesson is said against the two figures (whether they
@@ -189,7 +189,7 @@ def test_one_large_shared_file_is_written_on_one_server_then_spread_over_both(
     )
     page.goto(f"{live_portal}/jobs/runs/{one.key}/")
     advice = page.locator("#io-striping")
-    expect(advice).to_contain_text("8 processes wrote 128 MiB into one shared file")
+    expect(advice).to_contain_text("8 processes wrote 256 MiB into one shared file")
     expect(advice).to_contain_text("on $WORK, write it in /gluster-wide/USER")
     expect(advice).to_contain_text("(exercises 10b and 10a,")
     page.screenshot(path=ARTIFACTS / "run-10a-striping-advice.png", full_page=True)

@@ -25,7 +25,7 @@ NEVER_A_MODEL = {"4a"}
 # What a log alone is taken for, where that is not its own exercise: 4b and 7 write as
 # 1a does (the first of them in the lab's order), and the trap is never a model; 10b
 # writes as 10a does (a log does not say how the file was laid out), 10c and 10d as
-# 1b-ior (a log does not say on how many nodes either).
+# 1b-ior (eight ranks, a file each: a log says neither the layout nor the nodes).
 BY_LOG_ALONE = {"4a": "1a", "4b": "1a", "7": "1a", "10b": "10a", "10c": "1b-ior", "10d": "1b-ior"}
 # What a log sees is what reached the files: with collective buffering one aggregator
 # wrote 8b's whole file in large requests, the other ranks none, so its log is one
