@@ -39,7 +39,8 @@ WIDE_VOLUME=lab-wide
 # well below what this VM's CPUs pass through GlusterFS (~130 MiB/s from eight
 # ranks), so a file on one server is limited by its server's link, and a file spread
 # over both by the two links and those CPUs. (At 1 Gbit/s a spread file gained
-# 1.19-1.46x, too close to the CPUs' limit for a lesson; at 700 Mbit/s 1.45-1.51x.)
+# 1.19-1.46x, too close to the CPUs' limit for a lesson; at 700 Mbit/s 1.43-1.60x in ten
+# rounds: bench/README.md.)
 LINK=${CLUSTER_SERVER_LINK:-700mbit}
 [[ $LINK =~ ^[0-9]+[kmg]?bit$ ]] || die "CLUSTER_SERVER_LINK: a rate as tc writes it (1gbit, 500mbit), not $LINK"
 
