@@ -94,7 +94,7 @@ def target_facts(profile: SiteProfile) -> list[TargetFacts]:
             random_mib_s=_mib_s(figures_of["random"].get(t.key)),
             quota_gib=t.quota_bytes / GiB if t.quota_bytes else None,
             filesystem=t.filesystem,
-            spread_directory=t.spread_path_template.replace("{user}", "USER"),
+            spread_directory=t.spread_directory,
         )
         for t in profile.targets.all()
     ]

@@ -160,6 +160,12 @@ class StorageTarget(models.Model):
         return template.replace("{user}", cluster_username)
 
     @property
+    def spread_directory(self) -> str:
+        """Its spread directory as pages and advice name it for anyone
+        ("/gluster-wide/USER"), or "" if it has none."""
+        return self.spread_path_template.replace("{user}", "USER")
+
+    @property
     def purge_rule(self) -> str:
         """'files not accessed for 14 days are removed', or '' without a purge by age."""
         if self.purge_days is None:

@@ -127,9 +127,7 @@ def _page(
     if ctx["exercise"].spread:
         # Where the exercise's runs go on each target (Exercise.spread): said by the form.
         ctx["spread_layouts"] = [
-            (t.name, t.spread_path_template.replace("{user}", "USER"))
-            for t in pages.site_of(panel).targets
-            if t.spread_path_template
+            (t.name, t.spread_directory) for t in pages.site_of(panel).targets if t.spread_directory
         ]
     if may_predict(ctx["exercise"], ran=bool(ctx["runs"])):
         site_targets = pages.site_of(panel).targets

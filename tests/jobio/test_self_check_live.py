@@ -54,13 +54,14 @@ def test_every_dev_exercise_is_recognised_as_itself(
     # Runs of no exercise: the advice rests on the site's figures, not on these runs.
     # One run per workload: 7 repeats 1a's, and 10b and 10d, here where nothing is
     # spread, are 10a's and 10c's (their logs are named by the exercise asked about).
+    workloads = [(e.runs_with, small(e)) for e in exercises]
     started = {}
-    for e in exercises:
-        what = (e.runs_with, small(e).model_dump_json())
+    for engine, workload in workloads:
+        what = (engine, workload.model_dump_json())
         if what not in started:
-            started[what] = start_run(trainee_account, target, small(e), engine=e.runs_with)
+            started[what] = start_run(trainee_account, target, workload, engine=engine)
     finished = {run.pk: run for run in follow(*started.values(), timeout=240)}
-    done = [finished[started[(e.runs_with, small(e).model_dump_json())].pk] for e in exercises]
+    done = [finished[started[(e, w.model_dump_json())].pk] for e, w in workloads]
     in_memory = {t.key for t in dev_profile.targets.filter(in_memory=True)}
 
     table, syncs, shapes, collective = [], {}, {}, {}
