@@ -56,6 +56,11 @@ class Workload(BaseModel):
     # `seconds` each, smallest first (fio). The run's figure is the largest size's,
     # block_size; each size's figure is kept too (BenchmarkResult.series).
     block_sizes: tuple[int, ...] = Field(default=(), max_length=SWEEP_MAX)
+    # What its data is like: None, the engine's own (random bytes); a number, the
+    # percent of each buffer that compresses away (fio's zeros; 0: random bytes), fresh
+    # for every write as a program's output is. On a compressing filesystem random
+    # bytes take all their space, the others about (100 - N) % of it (11a and 11b).
+    compressible: int | None = Field(default=None, ge=0, le=95)
 
     @model_validator(mode="after")
     def _sizes_fit(self) -> "Workload":

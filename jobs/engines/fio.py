@@ -59,6 +59,10 @@ class Fio:
             f"--numjobs={workload.processes}",
             *_file_layout(workload),
         ]
+        if workload.compressible is not None:
+            # Fresh buffers for every write, N % of each zeros (0: random bytes). Without
+            # this, fio's random bytes, made once: no more compressible.
+            argv += [f"--buffer_compress_percentage={workload.compressible}", "--refill_buffers"]
         if random:
             # The same offsets on every run, so that two runs compare; fio's random
             # map (kept on) writes every block exactly once.

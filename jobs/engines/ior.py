@@ -67,6 +67,8 @@ class Ior:
             )
         if workload.seconds:
             raise ValueError("time-based runs need fio: IOR here writes a set size")
+        if workload.compressible is not None:
+            raise ValueError("data that compresses by a set share needs fio")
         if workload.mpi_io and workload.direct:
             raise ValueError("direct I/O is a POSIX option here: MPI-IO runs go through the cache")
         argv = ["ior", "-a", "MPIIO" if workload.mpi_io else "POSIX", "-w"]

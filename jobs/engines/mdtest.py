@@ -63,8 +63,10 @@ class Mdtest:
             raise ValueError("mdtest works through its files in order: random I/O needs fio or IOR")
         if not workload.file_per_process:
             raise ValueError("mdtest here gives every process files of its own")
-        if workload.seconds or workload.direct:
-            raise ValueError("mdtest counts file operations: no time-based or direct I/O runs")
+        if workload.seconds or workload.direct or workload.compressible is not None:
+            raise ValueError(
+                "mdtest counts file operations: no time-based, direct I/O or compressible runs"
+            )
         if workload.mpi_io or workload.segments > 1:
             raise ValueError("mdtest makes files with POSIX calls: MPI-IO and segments need IOR")
         # mdtest splits -d at '@' into several directories.

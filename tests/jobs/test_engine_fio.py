@@ -484,3 +484,17 @@ def test_a_crafted_sweep_of_many_sizes_is_refused_before_it_costs() -> None:
 
     with pytest.raises(ResultParseError, match="5000 request sizes"):
         Fio().parse(json.dumps({"jobs": many}))
+
+
+def test_data_that_compresses_is_fresh_for_every_write_with_its_share_of_zeros() -> None:
+    """11a's data packs to about 1/2.3 with zstd, 11b's not at all (random bytes made
+    for every write); without a share, fio's own random bytes."""
+    for share in (57, 0):
+        argv = Fio().command(workload(compressible=share), DISK)
+        assert options(argv)["buffer_compress_percentage"] == str(share)
+        assert "--refill_buffers" in argv
+    plain = Fio().command(workload(), DISK)
+    assert "buffer_compress_percentage" not in options(plain)
+    for engine in ("ior", "mdtest"):
+        with pytest.raises(ValueError, match="compress"):
+            get_engine(engine).command(workload(compressible=57), DISK)
