@@ -11,6 +11,7 @@ from django.utils import timezone
 from jobs.engines import ENGINE_CHOICES, Workload
 from jobs.figures import RATE_FIELDS, figure, plausible_q, series_figures
 from jobs.places import variable_of
+from jobs.stored import Space
 
 
 class RunStatus(models.TextChoices):
@@ -289,6 +290,10 @@ class RunResult(models.Model):
     # A sweep of request sizes (Workload.block_sizes): [[request bytes, write bytes/s],
     # ...], smallest first; write_bytes_per_s is the largest's.
     series = models.JSONField(null=True, blank=True)
+    # On a target that compresses (StorageTarget.stored_by): the bytes the run's files
+    # hold, and those the target stored for them (jobs/stored.py).
+    held_bytes = models.PositiveBigIntegerField(null=True, blank=True)
+    stored_bytes = models.PositiveBigIntegerField(null=True, blank=True)
     created_at = models.DateTimeField(default=timezone.now)
 
     objects = RunResultQuerySet.as_manager()
@@ -314,6 +319,13 @@ class RunResult(models.Model):
         """A sweep's figures as people read them: (request bytes, MiB/s), smallest
         first (none but a sweep's)."""
         return series_figures(self.series, self.processes)
+
+    @property
+    def space(self) -> Space | None:
+        """What its files took on a target that compresses, if it was measured."""
+        if self.held_bytes is None or self.stored_bytes is None:
+            return None
+        return Space(held=self.held_bytes, stored=self.stored_bytes)
 
     @property
     def has_figures(self) -> bool:

@@ -19,6 +19,7 @@ from jobs import lost
 from jobs.engines import ResultParseError, parse_output
 from jobs.figures import RATE_FIELDS
 from jobs.models import BenchmarkRun, RunResult
+from jobs.stored import space_of
 
 log = logging.getLogger(__name__)
 
@@ -107,9 +108,11 @@ def ingest(run_id: int) -> None:
     ).update(ingest_attempts=F("ingest_attempts") + 1)
     if not tried:
         return  # gone, not received yet, already read, already marked, or dropped
-    run = BenchmarkRun.objects.only(
-        "engine", "raw_output", "benchmark_exit_code", "ingest_attempts"
-    ).get(pk=run_id)
+    run = (
+        BenchmarkRun.objects.select_related("target")
+        .only("engine", "raw_output", "benchmark_exit_code", "ingest_attempts", "target__stored_by")
+        .get(pk=run_id)
+    )
     if run.ingest_attempts > MAX_INGEST_ATTEMPTS:
         unreadable(
             run,
@@ -129,9 +132,13 @@ def ingest(run_id: int) -> None:
     except SoftTimeLimitExceeded:  # between the parser and here
         unreadable(run, f"reading this output took longer than {INGEST_SOFT_LIMIT_SECONDS} s")
         return
+    # Read only where the job measures it: a line in another run's output is text.
+    space = space_of(run.raw_output) if run.target.stored_by else None
     RunResult.objects.get_or_create(
         run=run,
         defaults={
+            "held_bytes": space and space.held,
+            "stored_bytes": space and space.stored,
             "engine": result.engine,
             "processes": result.processes,
             "write_bytes_per_s": result.write_bytes_per_s,

@@ -123,6 +123,8 @@ def render_script(run: BenchmarkRun) -> str:
             "target_variable": run.target_variable,
             "target_variable_value": f'"${{{run.target_variable}:-}}"',
             "run_dir": shell_word(run.run_directory),
+            # A target that compresses: the job measures what the run's files took.
+            "stored_by": run.target.stored_by,
             # The job's output file, but for the job id: the script knows that one.
             "output_stem": shell_word(run.output_file("").removesuffix(".out")),
             "command": shlex.join(argv),

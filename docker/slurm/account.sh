@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # account.sh add|remove NAME: a cluster account of the dev site, a real Unix user
 # with its own directory on each dev storage target:
-#   $STORAGELAB_DISK_ROOT/{home,global,scratch,binfs}/NAME  (disk: the $HOME/$GLOBAL/$SCRATCH/$BINFS-like targets)
+#   $STORAGELAB_DISK_ROOT/{home,global,scratch,binfs,project}/NAME  (disk: $HOME/$GLOBAL/$SCRATCH/$BINFS/$PROJECT)
 #   $STORAGELAB_TMPFS_ROOT/NAME                         (tmpfs: the $TMPDIR-like target)
 # home and scratch are the filesystems docker/slurm/storage.sh mounts. The tmpfs
 # directory is a tmpfs of its own, $STORAGELAB_TMPDIR_SIZE big (2g, the dev site's
@@ -20,7 +20,8 @@ name=${2:-}
 # The same rule as the portal's ClusterAccount.username.
 [[ "$name" =~ ^[a-z_][a-z0-9_-]{0,31}$ ]] || die "not a valid account name: '$name'"
 
-dirs=("$DISK_ROOT/home/$name" "$DISK_ROOT/global/$name" "$DISK_ROOT/scratch/$name" "$DISK_ROOT/binfs/$name" "$TMPFS_ROOT/$name")
+dirs=("$DISK_ROOT/home/$name" "$DISK_ROOT/global/$name" "$DISK_ROOT/scratch/$name" "$DISK_ROOT/binfs/$name"
+  "$DISK_ROOT/project/$name" "$TMPFS_ROOT/$name")
 
 # root_dir DIR: DIR is a directory of root's, no link, that only root writes to, made if
 # missing. Root chowns and mounts in it: a link or a directory another user made there

@@ -16,6 +16,11 @@
 #            device straight to the disk, capped at $BINFS_IOPS requests and
 #            $BINFS_MIB_S MiB a second: SSDs without redundancy, for many small files
 #            and small random I/O (VSC-3's $BINFS).
+#   $PROJECT /srv/storagelab/project  a btrfs image that compresses every write with
+#            zstd (compress-force), on a loop device straight to the disk, capped at
+#            $PROJECT_MIB_S MiB a second each way: a project space that compresses, as
+#            ZFS with lz4 often is. Quota groups on: each run writes in a subvolume of
+#            its own, whose quota group counts what was stored (sysfs shows it to all).
 #   $TMPDIR  a tmpfs of its own per account, size-limited (account.sh mounts it).
 # Idempotent: does nothing when all is in place; after a reboot it attaches and
 # mounts the images again. What this machine cannot do (no loop devices, no blkio
@@ -34,6 +39,7 @@ HOME_SIZE=${STORAGELAB_HOME_SIZE:-4G}
 SCRATCH_SIZE=${STORAGELAB_SCRATCH_SIZE:-8G}
 GLOBAL_SIZE=${STORAGELAB_GLOBAL_SIZE:-16G}
 BINFS_SIZE=${STORAGELAB_BINFS_SIZE:-2G}
+PROJECT_SIZE=${STORAGELAB_PROJECT_SIZE:-2G}
 HOME_MIB_S=${STORAGELAB_HOME_MIB_S:-20}
 GLOBAL_IOPS=${STORAGELAB_GLOBAL_IOPS:-400}
 GLOBAL_MIB_S=${STORAGELAB_GLOBAL_MIB_S:-200}
@@ -41,23 +47,28 @@ SCRATCH_IOPS=${STORAGELAB_SCRATCH_IOPS:-2000}
 SCRATCH_MIB_S=${STORAGELAB_SCRATCH_MIB_S:-1000}
 BINFS_IOPS=${STORAGELAB_BINFS_IOPS:-20000}
 BINFS_MIB_S=${STORAGELAB_BINFS_MIB_S:-400}
+PROJECT_MIB_S=${STORAGELAB_PROJECT_MIB_S:-100}
 GLOBAL_OPTIONS=noatime
 HOME_OPTIONS=sync,dirsync
 SCRATCH_OPTIONS=noatime,nobarrier
 BINFS_OPTIONS=noatime
+# Every write compressed (compress alone gives up on a file whose start did not
+# compress); a user may remove the subvolumes their runs make.
+PROJECT_OPTIONS=noatime,compress-force=zstd:3,user_subvol_rm_allowed
 BLKIO=/sys/fs/cgroup/blkio
 
-apt_install e2fsprogs mount util-linux
+apt_install e2fsprogs btrfs-progs mount util-linux
 mkdir -p "$DISK_ROOT" "$IMAGE_DIR"
 chmod 0755 "$DISK_ROOT"
 
-# image_mount NAME SIZE LOOP_DIRECT_IO MOUNT_OPTIONS MKFS_OPTION...: the ext4 image
-# $IMAGE_DIR/NAME.img mounted on $DISK_ROOT/NAME through a loop device. Sets LOOP to
-# the loop device, or to nothing when the machine cannot (NAME stays a plain directory).
+# image_mount NAME SIZE LOOP_DIRECT_IO MOUNT_OPTIONS FSTYPE MKFS_OPTION...: the image
+# $IMAGE_DIR/NAME.img (ext4 or btrfs) mounted on $DISK_ROOT/NAME through a loop device.
+# Sets LOOP to the loop device, or to nothing when the machine cannot (NAME stays a
+# plain directory).
 image_mount() {
-  local name=$1 size=$2 direct_io=$3 options=$4 image loop target staging
+  local name=$1 size=$2 direct_io=$3 options=$4 fstype=$5 image loop target staging
   LOOP=
-  shift 4
+  shift 5
   image=$IMAGE_DIR/$name.img
   target=$DISK_ROOT/$name
   mkdir -p "$target" && chmod 0755 "$target"
@@ -73,14 +84,19 @@ image_mount() {
     return 0
   fi
   [ -e /dev/loop-control ] || modprobe loop 2>/dev/null || true
-  if ! grep -qw ext4 /proc/filesystems || [ ! -e /dev/loop-control ]; then
-    say "$name: no loop devices or no ext4 in this kernel, so $target stays a plain directory on the disk"
+  [ "$fstype" != btrfs ] || grep -qw btrfs /proc/filesystems || modprobe btrfs 2>/dev/null || true
+  if ! grep -qw "$fstype" /proc/filesystems || [ ! -e /dev/loop-control ]; then
+    say "$name: no loop devices or no $fstype in this kernel, so $target stays a plain directory on the disk"
     return 0
   fi
   if [ ! -e "$image" ]; then
     truncate -s "$size" "$image"
-    mkfs.ext4 -q -F -L "sl-$name" -m 0 "$@" "$image"
-    say "made the $size ext4 image $image"
+    if [ "$fstype" = btrfs ]; then
+      mkfs.btrfs -q -f -L "sl-$name" "$@" "$image" >/dev/null
+    else
+      mkfs.ext4 -q -F -L "sl-$name" -m 0 "$@" "$image"
+    fi
+    say "made the $size $fstype image $image"
   fi
   if [ -z "$loop" ]; then
     if ! loop=$(losetup --find --show --direct-io="$direct_io" "$image" 2>/dev/null); then
@@ -88,8 +104,11 @@ image_mount() {
       return 0
     fi
   fi
-  # A machine that went down with it mounted: scratch has no journal to replay.
-  e2fsck -p "$loop" >/dev/null 2>&1 || [ $? -le 1 ] || die "e2fsck $image failed: run e2fsck -f $loop by hand"
+  # A machine that went down with it mounted: scratch has no journal to replay (btrfs
+  # is consistent at every commit: nothing to check).
+  if [ "$fstype" = ext4 ]; then
+    e2fsck -p "$loop" >/dev/null 2>&1 || [ $? -le 1 ] || die "e2fsck $image failed: run e2fsck -f $loop by hand"
+  fi
   if [ -n "$(ls -A "$target")" ]; then
     staging=$(mktemp -d "$IMAGE_DIR/.staging.XXXXXX")
     mount "$loop" "$staging"
@@ -113,19 +132,24 @@ image_mount() {
 
 # $HOME: the loop device writes straight to the disk (direct I/O, no second cache),
 # so sync waits for the disk and the throttle below sees every request.
-image_mount home "$HOME_SIZE" on "$HOME_OPTIONS"
+image_mount home "$HOME_SIZE" on "$HOME_OPTIONS" ext4
 home_loop=$LOOP
 # $GLOBAL: straight to the disk as well, with nothing but its caps (below) between.
-image_mount global "$GLOBAL_SIZE" on "$GLOBAL_OPTIONS"
+image_mount global "$GLOBAL_SIZE" on "$GLOBAL_OPTIONS" ext4
 global_loop=$LOOP
 # $SCRATCH: no journal; nobarrier sends no cache flush, and the loop device's buffered
 # writes complete once in the page cache of its image file.
-image_mount scratch "$SCRATCH_SIZE" off "$SCRATCH_OPTIONS" -O ^has_journal
+image_mount scratch "$SCRATCH_SIZE" off "$SCRATCH_OPTIONS" ext4 -O ^has_journal
 scratch_loop=$LOOP
 # $BINFS: straight to the disk (an SSD's writes are on it when they complete), an inode
 # for every 4 KiB of it (many small files), and caps far above $GLOBAL's in requests.
-image_mount binfs "$BINFS_SIZE" on "$BINFS_OPTIONS" -i 4096
+image_mount binfs "$BINFS_SIZE" on "$BINFS_OPTIONS" ext4 -i 4096
 binfs_loop=$LOOP
+# $PROJECT: straight to the disk as $GLOBAL, compressing every write; quota groups
+# count what each run's subvolume stored (enabling them again changes nothing).
+image_mount project "$PROJECT_SIZE" on "$PROJECT_OPTIONS" btrfs
+project_loop=$LOOP
+[ -z "$project_loop" ] || btrfs quota enable "$DISK_ROOT/project"
 
 # cap LOOP WHAT VALUE LABEL: a throttle on LOOP's reads and writes (WHAT: bps or iops),
 # for every process of this host and for the kernel's writeback too: in the root of
@@ -163,4 +187,5 @@ cap "$binfs_loop" iops "$BINFS_IOPS" "$BINFS_IOPS requests/s ($DISK_ROOT/binfs)"
 cap "$global_loop" bps $((GLOBAL_MIB_S * 1048576)) "$GLOBAL_MIB_S MiB/s ($DISK_ROOT/global)"
 cap "$scratch_loop" bps $((SCRATCH_MIB_S * 1048576)) "$SCRATCH_MIB_S MiB/s ($DISK_ROOT/scratch)"
 cap "$binfs_loop" bps $((BINFS_MIB_S * 1048576)) "$BINFS_MIB_S MiB/s ($DISK_ROOT/binfs)"
+cap "$project_loop" bps $((PROJECT_MIB_S * 1048576)) "$PROJECT_MIB_S MiB/s ($DISK_ROOT/project)"
 mv "$CAPS.new" "$CAPS"

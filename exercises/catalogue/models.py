@@ -86,6 +86,16 @@ class PurgeBy(models.TextChoices):
     MODIFY = "modify", "not modified"
 
 
+class StoredBy(models.TextChoices):
+    """How a run's job finds the bytes its files took on the target (job_script.sh)."""
+
+    # The blocks the files hold (du): what ZFS gives, compressed.
+    DU = "du", "du: the blocks its files hold (ZFS)"
+    # btrfs counts files as written (du), and what it stored in a subvolume's quota
+    # group: the run's directory is a subvolume of its own, read through sysfs.
+    BTRFS = "btrfs", "btrfs: the run's own subvolume and its quota group"
+
+
 class StorageTarget(models.Model):
     """A filesystem users can put their data on ($HOME, $GLOBAL, $TMPDIR, ...)."""
 
@@ -118,6 +128,18 @@ class StorageTarget(models.Model):
     in_memory = models.BooleanField(
         default=False, help_text="tmpfs and the like: no O_DIRECT, space comes from RAM"
     )
+    # A filesystem that compresses what it stores (ZFS with lz4, btrfs with zstd), and
+    # how a run finds how much of what it wrote was stored (StoredBy): the compression
+    # exercises show the space beside the speed where it is measured.
+    compression = models.CharField(
+        max_length=120, blank=True, help_text="What it compresses with, e.g. zstd; blank: none"
+    )
+    stored_by = models.CharField(
+        max_length=8,
+        choices=StoredBy.choices,
+        blank=True,
+        help_text="How a run measures the space its files took (blank: not measured)",
+    )
     persistent = models.BooleanField(default=True, help_text="Data outlives the job")
     shared = models.BooleanField(default=True, help_text="Every node sees the same data")
     summary = models.TextField(blank=True)
@@ -148,6 +170,15 @@ class StorageTarget(models.Model):
 
     def __str__(self) -> str:
         return self.name
+
+    def clean(self) -> None:
+        if self.stored_by and not self.compression:
+            raise ValidationError(
+                {
+                    "stored_by": "say what it compresses with (compression): else there is "
+                    "nothing to measure"
+                }
+            )
 
     def directory_for(self, cluster_username: str, spread: bool = False) -> str:
         """The user's directory on it; for a target a variable names, as the job script
@@ -221,6 +252,13 @@ class Exercise(models.Model):
         help_text="Runs where the target spreads each file over all its servers (its "
         "spread_path_template); on a target without one, where its other runs go",
     )
+    compressible = models.PositiveSmallIntegerField(
+        null=True,
+        blank=True,
+        validators=[MaxValueValidator(95)],
+        help_text="Percent of its data that compresses away (0: random bytes; empty: the "
+        "engine's own data)",
+    )
     block_sizes = models.JSONField(
         default=list,
         blank=True,
@@ -263,6 +301,7 @@ class Exercise(models.Model):
             segments=self.segments,
             nodes=self.nodes,
             block_sizes=tuple(self.block_sizes or ()),
+            compressible=self.compressible,
         )
 
     @property

@@ -25,3 +25,9 @@ def percent(fraction: float | None) -> str:
 def spoken(seconds: float | None) -> str:
     """A time in seconds as people say it (portal/units.py: spoken_seconds)."""
     return "–" if seconds is None else units.spoken_seconds(seconds)
+
+
+@register.filter
+def times(ratio: float | None) -> str:
+    """A ratio as the lab says it, '2.3×' (portal/units.py: times)."""
+    return units.times(ratio)

@@ -61,11 +61,23 @@ while [ "$parent" != / ]; do
 done
 # The job's output file, from here on: in a directory no other user can name a file in.
 exec >"$output" 2>&1
-# A fresh directory, made here (mode 700): an existing path is never reused.
+{% if stored_by == "btrfs" %}# The target compresses: btrfs counts what a subvolume stored, so the run's directory
+# is one of its own (btrfs_space.py).
+btrfs_space() {
+  python3 -I - "$@" <<'PY'
+{% include "jobs/btrfs_space.py" %}PY
+}
+# A fresh subvolume, made here (mode 700): an existing path is never reused.
+if ! btrfs_space make "$run_dir"; then
+  say "$run_dir could not be made as a btrfs subvolume (it exists, or this is no btrfs); nothing was run"
+  exit 78
+fi
+{% else %}# A fresh directory, made here (mode 700): an existing path is never reused.
 if ! mkdir -- "$run_dir"; then
   say "$run_dir exists already; nothing was run"
   exit 78
 fi
+{% endif %}
 made=1
 cd -- "$run_dir" || exit 1
 # The job has no HOME of its own (no one's settings are read); Open MPI 5 will not
@@ -90,7 +102,14 @@ LD_PRELOAD={{ darshan_runtime }} DARSHAN_ENABLE_NONMPI=1 DARSHAN_LOGPATH="$darsh
   DARSHAN_CONFIG_PATH="$darshan_dir/config" {{ command }} >"$result" 2>&1
 {% else %}{{ command }} >"$result" 2>&1
 {% endif %}status=$?
-# The output, whole, in the job's output file too, between lines the portal finds
+{% if stored_by %}# The target compresses: what the run's files hold, and the space they took on it,
+# after the figure, as a line the portal reads with the output (jobs/stored.py).
+if sync -f -- "$run_dir"; then
+{% if stored_by == "btrfs" %}  space=$(btrfs_space space "$run_dir") && echo "Storage Lab: $space" >>"$result"
+{% else %}  find "$run_dir" -type f -printf '%s %b\n' |
+    awk '{ held += $1; took += $2 * 512 } END { printf "Storage Lab: stored %d of %d bytes\n", took, held }' >>"$result"
+{% endif %}fi
+{% endif %}# The output, whole, in the job's output file too, between lines the portal finds
 # again (`manage.py attach_result`) if its post never arrives.
 echo "Storage Lab: the output of {{ engine }} follows (exit status $status)"
 cat -- "$result"
