@@ -32,12 +32,12 @@ def run_round(profile: SiteProfile, account: ClusterAccount, sides: set[lessons.
         run = start_exercise_run(account, exercises[one.exercise], targets[one.target])
         (run,) = follow(run, timeout=120)
         done = run.status == RunStatus.COMPLETED and hasattr(run, "result")
-        by_size = dict(run.result.series_mib_s) if done else {}
         for side in (s for s in sides if s.run == one):
-            if side.size:
-                figures[side] = by_size.get(side.size)
-            else:
-                figures[side] = run.result.write_mib_s if done else None
+            figures[side] = (
+                side.figure(run.result.write_mib_s, dict(run.result.series_mib_s), run.result.space)
+                if done
+                else None
+            )
     return figures
 
 

@@ -9,7 +9,11 @@ A site's profile states each exercise's lesson as claims, in the exercise's entr
 
 A side is a target of this exercise ("tmp") or an exercise on a target ("1a/global":
 random writes against streaming on the same disk), and for a sweep of request sizes
-one size's figure ("global@4KiB"). The claim holds when the faster side's write figure
+one size's figure ("global@4KiB"). On a target that compresses, a side can be the
+space of a run instead of its speed: the MiB its files hold ("project:written") or
+took ("project:stored"); such a claim compares spaces only ({ faster =
+"project:written", slower = "project:stored", factor = 2 }: stored in half the
+space). The claim holds when the faster side's write figure
 is at least `factor` times the slower side's; a claim with `within` instead says two
 figures are about the same: neither more than `within` times the other (a sweep that
 flattens). The lab tells a
@@ -23,10 +27,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from jobs.figures import shown
-from portal.units import iec, ratio_as_shown, times
+from jobs.stored import Space
+from portal.units import MiB, iec, ratio_as_shown, times
 
 CLAIM_FIELDS = {"faster", "slower", "factor", "within", "text"}
 SIZE_UNITS = {"KiB": 2**10, "MiB": 2**20}
+# A run's space on a target that compresses (jobs/stored.py), in MiB: what its files
+# hold, as the program wrote it, and what the target stored for them.
+SPACES = ("written", "stored")
 
 
 @dataclass(frozen=True)
@@ -34,15 +42,29 @@ class Side:
     exercise: str  # exercise key
     target: str  # target key
     size: int | None = None  # a sweep's request size in bytes: that size's figure
+    space: str | None = None  # one of SPACES: the run's space, not its speed
 
     def __str__(self) -> str:
         size = f"@{iec(self.size).replace(' ', '')}" if self.size else ""
-        return f"{self.exercise}/{self.target}{size}"
+        space = f":{self.space}" if self.space else ""
+        return f"{self.exercise}/{self.target}{size}{space}"
 
     @property
     def run(self) -> "Side":
-        """The run the figure comes from: a sweep's sizes are one run's."""
+        """The run the figure comes from: a sweep's sizes are one run's, and so are
+        its speed and its space."""
         return Side(self.exercise, self.target)
+
+    def figure(
+        self, write_mib_s: float | None, by_size: dict[int, float | None], space: Space | None
+    ) -> float | None:
+        """Its figure, from its run's: MiB/s, a sweep's size's MiB/s (`by_size`), or
+        MiB of space."""
+        if self.size:
+            return by_size.get(self.size)
+        if self.space:
+            return space and (space.held if self.space == "written" else space.stored) / MiB
+        return write_mib_s
 
 
 @dataclass(frozen=True)
@@ -105,6 +127,8 @@ def parse(
                 )
         if faster == slower:
             raise ValueError(f"{which}: {faster} is compared with itself")
+        if bool(faster.space) != bool(slower.space):
+            raise ValueError(f"{which}: a space (:written, :stored) is compared with spaces only")
         if not str(item["text"]).strip():
             raise ValueError(f"{which}: say the lesson in a sentence (text)")
         text = str(item["text"]).strip()
@@ -117,9 +141,14 @@ def _side(
 ) -> Side:
     if not isinstance(value, str):
         raise ValueError(f"{which}: {value!r} is not a target key or exercise/target")
+    value, colon, space = value.partition(":")
+    if colon and space not in SPACES:
+        raise ValueError(f"{which}: {space!r} is not a space of a run ({', '.join(SPACES)})")
     place, at, size = value.partition("@")
+    if at and colon:
+        raise ValueError(f"{which}: a sweep's size has a speed, not a space")
     key, _, target = place.rpartition("/")
-    side = Side(key or exercise, target, _size(size, which) if at else None)
+    side = Side(key or exercise, target, _size(size, which) if at else None, space or None)
     if not side.target:
         raise ValueError(f"{which}: {value!r} names no target")
     if exercises is not None and side.exercise not in exercises:
@@ -219,12 +248,31 @@ def line(
         at = f" at {iec(s.size)}" if s.size else ""
         return f"{s.exercise} on {names.get(s.target, s.target)}{at}"
 
+    one_run = c.faster.run == c.slower.run
     if verdict.holds is None:
-        return Line(c.text, "pending", f"Run {side(c.faster)} and {side(c.slower)} to see it.")
-    figures = (
-        f"Your latest runs: {side(c.faster)} {shown(verdict.fast)} MiB/s, {side(c.slower)} "
-        f"{shown(verdict.slow)} MiB/s ({times(verdict.ratio)})"
-    )
+        runs = side(c.faster) if one_run else f"{side(c.faster)} and {side(c.slower)}"
+        return Line(c.text, "pending", f"Run {runs} to see it.")
+
+    def space(value: float | None) -> str:
+        """MiB of space as the run's page gives it (its bytes)."""
+        return iec(value * MiB) if value is not None else "–"
+
+    if c.faster.space and one_run:
+        figures = (
+            f"Your latest run of {side(c.faster)}: {space(verdict.fast)} {c.faster.space}, "
+            f"{space(verdict.slow)} {c.slower.space} ({times(verdict.ratio)})"
+        )
+    else:
+
+        def said(s: Side, value: float | None) -> str:
+            if s.space:
+                return f"{side(s)} {space(value)} {s.space}"
+            return f"{side(s)} {shown(value)} MiB/s"
+
+        figures = (
+            f"Your latest runs: {said(c.faster, verdict.fast)}, {said(c.slower, verdict.slow)} "
+            f"({times(verdict.ratio)})"
+        )
     company = in_company(
         [(side(s), crowded[s]) for s in (c.faster, c.slower) if s in (crowded or {})], spread
     )

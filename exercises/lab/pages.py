@@ -35,6 +35,7 @@ from jobs.company import annotated, company, company_sql
 from jobs.figures import figure, series_figures
 from jobs.models import UNFINISHED_STATUSES, BenchmarkRun, RunResult, RunStatus
 from jobs.models import Rates as RunRates
+from jobs.stored import Space
 from portal.errors import NotFound
 from portal.units import iec
 
@@ -279,16 +280,17 @@ def lesson_in_company(
             "company_found",
             "quiet",
             "series",
+            "held_bytes",
+            "stored_bytes",
         )
     )
-    for exercise_key, target_key, bytes_per_s, processes, found, median, series in rows:
+    for exercise_key, target_key, bytes_per_s, processes, found, median, series, *space in rows:
         run = lessons.Side(exercise_key, target_key)
-        # The run's figure, and a sweep's figure at each size a claim names.
+        # The run's figure, a sweep's at each size a claim names, its space.
         by_size = dict(series_figures(series, processes))
-        of_run = {s: by_size.get(s.size) if s.size else None for s in sides if s.run == run}
         run_figure = figure(WRITE, bytes_per_s, processes)
-        if run in of_run:
-            of_run[run] = run_figure
+        took = Space(held=space[0], stored=space[1]) if None not in space else None
+        of_run = {s: s.figure(run_figure, by_size, took) for s in sides if s.run == run}
         latest |= of_run
         if (had := company(found)) is not None:
             said = Shared(
@@ -299,7 +301,8 @@ def lesson_in_company(
                 quiet=Quiet(median) if median is not None else None,
             )
             if said.crowd is not None:
-                crowded |= dict.fromkeys(of_run, said.crowd)
+                # Sharing slows a run, it does not change what its files took.
+                crowded |= dict.fromkeys((s for s in of_run if not s.space), said.crowd)
     return lessons.judge(claims, latest.get), crowded
 
 

@@ -2,11 +2,14 @@
 name and reads the lesson off the chart and the panel; the advisor quotes the site's stored
 medians. In Debian's Chromium, on the live cluster; screenshots in tests/e2e/artifacts/."""
 
+from pathlib import Path
+
 import pytest
 from playwright.sync_api import Page, expect
 
 from exercises.catalogue.models import MeasuredReference, Metric
 from jobs.models import BenchmarkRun
+from portal.units import iec, times
 from tests.e2e.browser import ARTIFACTS, PHONE, ask_the_advisor, log_in, reads_whole_on_a_phone
 
 TARGETS = ("$HOME", "$GLOBAL", "$SCRATCH", "$TMPDIR")
@@ -199,6 +202,62 @@ def test_one_large_shared_file_is_written_on_one_server_then_spread_over_both(
     cut = reads_whole_on_a_phone(page, "run-10a")
     page.goto(f"{live_portal}/lab/10b/")
     cut += reads_whole_on_a_phone(page, "lesson-10b")
+    assert not cut, "\n".join(cut)
+
+
+def test_data_that_compresses_takes_less_space_and_time_on_the_target_that_compresses(
+    live_portal, sync_loop, dev_profile, trainee_account, page: Page
+) -> None:
+    """11a and 11b on $PROJECT (btrfs, zstd on every write) and $GLOBAL: the runs say
+    the space their files took where the target compresses, beside the speed; each
+    run's subvolume is gone afterwards. Whether the figures show the lessons is the
+    live lesson check's to count (other tests share the cluster); the lines are said."""
+    log_in(page, live_portal, trainee_account.user)
+    pair = ("$PROJECT", "$GLOBAL")
+    run_on(page, live_portal, "11a", pair)
+    run_on(page, live_portal, "11b", pair)
+
+    runs = {
+        (run.exercise.key, run.target.key): run
+        for run in BenchmarkRun.objects.filter(user=trainee_account.user).select_related(
+            "result", "exercise", "target"
+        )
+    }
+    packed, random = runs["11a", "project"].result.space, runs["11b", "project"].result.space
+    assert packed.held == random.held == 128 * 2**20
+    # zstd packs 11a's data about 2.3 times, as DKRZ's climate data; random bytes not.
+    assert 2 <= packed.ratio <= 2.8, packed
+    assert 0.95 <= random.ratio <= 1.05, random
+    assert runs["11a", "global"].result.space is None  # $GLOBAL does not compress
+    mine = Path("/srv/storagelab/project") / trainee_account.username
+    assert list(mine.iterdir()) == []  # each run's subvolume went with it
+
+    lesson = page.locator("ul.lesson > li")
+    expect(lesson).to_have_count(1)
+    expect(lesson.first).to_contain_text("Your latest run of 11b on $PROJECT: 128 MiB written")
+    expect(page.locator("#runs-panel small.space")).to_have_text(
+        f"stored {iec(random.stored)} of 128 MiB"
+    )
+    page.screenshot(path=ARTIFACTS / "lesson-11b.png", full_page=True)
+    page.goto(f"{live_portal}/lab/11a/")
+    expect(page.locator("ul.lesson > li")).to_have_count(2)
+    expect(page.locator("ul.lesson > li.pending")).to_have_count(0)
+    expect(page.locator("ul.lesson > li").first).to_contain_text(
+        f"128 MiB written, {iec(packed.stored)} stored ({times(packed.ratio)})"
+    )
+    page.screenshot(path=ARTIFACTS / "lesson-11a.png", full_page=True)
+
+    page.goto(f"{live_portal}/jobs/runs/{runs['11a', 'project'].key}/")
+    space = page.locator("#space")
+    expect(space.locator("tr", has_text="Stored on the disk")).to_contain_text(iec(packed.stored))
+    expect(space).to_contain_text(f"{times(packed.ratio)} less space")
+    page.screenshot(path=ARTIFACTS / "run-11a-space.png", full_page=True)
+
+    page.set_viewport_size(PHONE)
+    page.reload()
+    cut = reads_whole_on_a_phone(page, "run-11a")
+    page.goto(f"{live_portal}/lab/11a/")
+    cut += reads_whole_on_a_phone(page, "lesson-11a")
     assert not cut, "\n".join(cut)
 
 

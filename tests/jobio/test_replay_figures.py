@@ -42,7 +42,9 @@ def streaming_reference(profile, target_key: str, median: float) -> None:
     )  # fmt: skip
 
 
-FIGURES = {"home": 20, "global": 100, "scratch": 400, "tmp": 2048, "binfs": 200, "work": 50}
+FIGURES = {
+    "home": 20, "global": 100, "scratch": 400, "tmp": 2048, "binfs": 200, "work": 50, "project": 90,
+}  # fmt: skip
 
 
 def test_the_jobs_bytes_at_each_rate_and_staging_at_the_sites_streaming_figure(

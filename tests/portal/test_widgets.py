@@ -67,7 +67,7 @@ def test_the_prediction_form_is_drawn_without_a_template(dev_profile, monkeypatc
     monkeypatch.setattr(DjangoTemplates, "get_template", lambda self, name: asked.append(name))
     form = PredictionForm(targets=list(dev_profile.targets.all()))
     page = "".join(str(place) + str(figure) for place, figure in form.places())
-    assert page.count("<select") == 12 and page.count("<option") == 6 * 7 + 6 * 11
+    assert page.count("<select") == 14 and page.count("<option") == 7 * 8 + 7 * 11
     assert asked == []
     assert set(QUICK) >= {
         "django/forms/widgets/select.html",

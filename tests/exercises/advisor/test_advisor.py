@@ -325,6 +325,8 @@ def test_both_profiles_teach_the_same_exercises_and_only_vsc3_has_references() -
         ("8b", "ior"),
         ("9", "fio"),  # a sweep of request sizes: fio's alone
         *[(key, "ior") for key in ("10a", "10b", "10c", "10d")],  # ranks over both nodes
+        ("11a", "fio"),  # data that compresses by a set share: fio's alone
+        ("11b", "fio"),
     ]
     assert [e["key"] for e in vsc3["exercises"]] == ["1a", "1b", "2a", "2b", "3", "4a", "4b", "7"]
     assert len(vsc3["references"]) == 20 and "references" not in dev

@@ -250,7 +250,7 @@ def test_a_calibrations_runs_are_not_the_starters_own_runs(client, dev_profile, 
 
     assert str(run.key) not in lab and "No runs yet" in lab
     assert "1024.0 (" not in lab and "1024.0 (" not in target
-    assert "of 6 targets" in client.get("/lab/").content.decode()
+    assert "of 7 targets" in client.get("/lab/").content.decode()
 
 
 def earlier_run(profile, user, exercise_key: str, target_key: str, seconds: int) -> None:

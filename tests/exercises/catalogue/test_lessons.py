@@ -3,8 +3,10 @@
 import pytest
 from django.core.exceptions import ValidationError
 
-from exercises.catalogue.lessons import Claim, Side, claims_of, judge, line
+from exercises.catalogue.lessons import Claim, Side, claims_of, judge, line, parse
 from exercises.predictions.classwide import summary
+from jobs.stored import Space
+from portal.units import MiB
 
 TMP, GLOBAL = Side("2a", "tmp"), Side("2a", "global")
 FIVE_TIMES = Claim(TMP, GLOBAL, 5.0, "Memory takes small random writes at least 5× as fast.")
@@ -87,3 +89,42 @@ def test_a_sweep_claims_one_size_against_another_and_about_the_same_within_a_fac
     (faster,) = judge([flat], {four: 300.0, mib: 196.0}.get)
     assert slower.holds is False and faster.holds is False
     assert "the lesson needs them within 1.3× of each other" in line(faster, NAMES).detail
+
+
+def test_a_compression_claim_compares_what_a_run_wrote_with_what_was_stored() -> None:
+    """Exercise 11a's and 11b's claims: a run's space on a target that compresses,
+    written against stored, said as the trainee's one run."""
+    raw = [
+        {"faster": "project:written", "slower": "project:stored", "factor": 1.8, "text": "Less."},
+        {"faster": "project:written", "slower": "project:stored", "within": 1.05, "text": "All."},
+    ]
+    packs, keeps = claims_of(type("E", (), {"claims": raw, "key": "11a"})())
+    written, stored = (Side("11a", "project", space=space) for space in ("written", "stored"))
+    assert (packs.faster, packs.slower) == (written, stored)
+    assert str(stored) == "11a/project:stored" and stored.run == Side("11a", "project")
+
+    space = Space(held=128 * MiB, stored=55 * MiB)
+    figures = {side: side.figure(150.0, {}, space) for side in (written, stored)}
+    assert figures == {written: 128.0, stored: 55.0}
+    shown, not_all = judge([packs, keeps], figures.get)
+    assert shown.holds and not_all.holds is False
+    assert line(shown, {"project": "$PROJECT"}).detail == (
+        "Your latest run of 11a on $PROJECT: 128 MiB written, 55 MiB stored (2.3×): they show it."
+    )
+    # Not measured (a target that does not compress): the lesson waits for one run.
+    (pending,) = judge([packs], {written: None}.get)
+    assert line(pending, {"project": "$PROJECT"}).detail == "Run 11a on $PROJECT to see it."
+
+
+@pytest.mark.parametrize(
+    ("faster", "slower", "said"),
+    [
+        ("project:written", "project", "compared with spaces only"),
+        ("project:held", "project:stored", "'held' is not a space of a run"),
+        ("global@4KiB:stored", "project:stored", "a sweep's size has a speed, not a space"),
+    ],
+)
+def test_a_space_claim_that_cannot_be_measured_is_refused(faster, slower, said) -> None:
+    raw = [{"faster": faster, "slower": slower, "text": "?"}]
+    with pytest.raises(ValueError, match=said):
+        parse(raw, "11a")

@@ -303,10 +303,11 @@ def test_repeated_runs_are_dots_with_their_median_and_their_spread_in_the_table(
 
     chart = json.loads(re.search(r'id="comparison-data"[^>]*>(.*?)</script>', page, re.S)[1])
     mine = chart["series"][0]
-    assert chart["labels"] == ["$HOME", "$GLOBAL", "$SCRATCH", "$TMPDIR", "$BINFS", "$WORK"]
+    labels = ["$HOME", "$GLOBAL", "$SCRATCH", "$TMPDIR", "$BINFS", "$WORK", "$PROJECT"]
+    assert chart["labels"] == labels
     # Every run is a dot (no bar per statistic); the median is drawn across them.
     assert mine["kind"] == "runs" and mine["values"][0] == [100.0, 104.0, 108.0]
-    assert mine["medians"] == [104.0, 105.0, 106.0, 107.0, None, None]
+    assert mine["medians"] == [104.0, 105.0, 106.0, 107.0, None, None, None]
     # The table: three runs on $HOME, whose CV is stdev 4 / mean 104 = 3.8 %.
     compared = page.partition('<table class="figures">')[2]
     home = re.search(r"\$HOME</a></th>(.*?)</tr>", compared, re.S)[1]

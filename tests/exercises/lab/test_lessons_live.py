@@ -19,8 +19,9 @@ def test_each_claim_of_the_dev_exercises_shows_in_a_single_run(
     site_claims = claims(dev_profile)
     # 1a: two; 1b: one; 2a: four ($BINFS too); 2b: one; 8b: one (collective on $WORK);
     # 9: three (request sizes on $GLOBAL and $TMPDIR, from one run on each); 10b, 10c
-    # and 10d: one each (striping on $WORK: a shared file, a file each)
-    assert len(site_claims) == 15
+    # and 10d: one each (striping on $WORK: a shared file, a file each); 11a: two, 11b:
+    # one (compression on $PROJECT: the space, and the speed)
+    assert len(site_claims) == 18
     first = run_round(dev_profile, trainee_account, lessons.sides(site_claims))
     missed = [t.claim for t in tally(site_claims, [first]) if not t.held]
     # Only the claims the first round missed run again.

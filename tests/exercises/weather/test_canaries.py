@@ -83,8 +83,9 @@ def test_a_target_gets_one_canary_at_a_time_with_the_calibrated_usual(canary, de
     assert [(r.target.key, r.kind) for r in first.started] == [
         ("home", "streaming"), ("global", "streaming"), ("scratch", "streaming"),
         ("tmp", "streaming"), ("binfs", "streaming"), ("work", "streaming"),
+        ("project", "streaming"),
     ]  # fmt: skip
-    assert again.started == [] and len(again.going) == 6
+    assert again.started == [] and len(again.going) == 7
     started = Reading.objects.get(target=global_)
     assert started.usual == 190.0 and started.exercise == one_a and not started.settled
     run = started.run
@@ -97,7 +98,7 @@ def test_the_schedule_starts_what_is_due_and_stops_once_slurm_refused(
 ) -> None:
     settings.WEATHER_MINUTES = 15
     first = canaries.start_due(dev_profile)
-    assert len(first.started) == dev_profile.targets.count() == 6
+    assert len(first.started) == dev_profile.targets.count() == 7
     for started in first.started:
         BenchmarkRun.objects.filter(pk=started.run_id).update(
             status=RunStatus.FAILED, status_reason="Slurm refused the job: Invalid account"
@@ -126,7 +127,7 @@ def test_canaries_wait_while_a_calibration_round_measures_the_quiet_site(
     assert canaries.status(dev_profile).startswith("Waiting: a calibration round")
 
     BenchmarkRun.objects.filter(pk=calibrating.pk).update(status=RunStatus.COMPLETED)
-    assert len(canaries.start_due(dev_profile).started) == 6
+    assert len(canaries.start_due(dev_profile).started) == 7
 
 
 def test_no_canary_starts_while_the_portal_cannot_take_its_figure(
