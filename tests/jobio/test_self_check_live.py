@@ -25,8 +25,12 @@ NEVER_A_MODEL = {"4a"}
 # What a log alone is taken for, where that is not its own exercise: 4b and 7 write as
 # 1a does (the first of them in the lab's order), and the trap is never a model; 10b
 # writes as 10a does (a log does not say how the file was laid out), 10c and 10d as
-# 1b-ior (eight ranks, a file each: a log says neither the layout nor the nodes).
-BY_LOG_ALONE = {"4a": "1a", "4b": "1a", "7": "1a", "10b": "10a", "10c": "1b-ior", "10d": "1b-ior"}
+# 1b-ior (eight ranks, a file each: a log says neither the layout nor the nodes), and
+# 11a and 11b as 1a (one process streaming: a log does not say whether data compresses).
+BY_LOG_ALONE = {
+    "4a": "1a", "4b": "1a", "7": "1a", "10b": "10a", "10c": "1b-ior", "10d": "1b-ior",
+    "11a": "1a", "11b": "1a",
+}  # fmt: skip
 # What a log sees is what reached the files: with collective buffering one aggregator
 # wrote 8b's whole file in large requests, the other ranks none, so its log is one
 # process streaming (1a-ior's shape), whatever the ranks handed to MPI.
