@@ -45,9 +45,9 @@ def test_a_user_sees_a_bar_per_target_and_follows_the_guidance_link(
 
     expect(page.get_by_role("heading", name="My storage", level=1)).to_be_visible()
     meters = page.get_by_role("meter")
-    # $HOME, $GLOBAL, $BINFS, $TMPDIR: space has a limit on each ($SCRATCH's is
-    # unknown, $WORK has none).
-    expect(meters).to_have_count(4)
+    # $HOME, $GLOBAL, $BINFS, $TMPDIR, $PROJECT: space has a limit on each ($SCRATCH's
+    # is unknown, $WORK has none).
+    expect(meters).to_have_count(5)
     expect(page.get_by_role("meter", name="Space used on $HOME")).to_have_attribute(
         "class", "bar level-warning"
     )

@@ -56,7 +56,7 @@ def test_a_trainee_logs_in_through_oidc_and_runs_1a(
     expect(page.locator(".who")).to_have_text(cluster_username)
     page.screenshot(path=shots / "3-landed-on-the-lab.png", full_page=True)
 
-    page.get_by_role("link", name="1a · ").click()
+    page.get_by_role("link", name=re.compile(r"^1a · ")).click()
     scratch = dev_profile.targets.get(key="scratch")
     page.get_by_label(scratch.name).check()
     page.get_by_role("button", name="Start runs").click()

@@ -236,6 +236,6 @@ def test_the_periodic_task_collects_every_account_on_every_target(account, dev_p
 
     # Every target a collector measures ($WORK, which this host does not mount, has none).
     measured = dev_profile.targets.filter(quota_source__collector__gt="")
-    assert measured.count() == 5
-    assert Quota.objects.filter(account=account).count() == 5
+    assert measured.count() == 6
+    assert Quota.objects.filter(account=account).count() == 6
     assert all(q.known for q in Quota.objects.filter(account=account))

@@ -116,7 +116,7 @@ def test_a_second_click_gets_the_same_scan_and_a_refusal_says_why(
 
     assert again == first and StorageScan.objects.filter(account=account).count() == 1
     assert wait_for(first).status == StorageScan.Status.DONE
-    assert set(first.found) == {"home", "global", "scratch", "tmp", "binfs", "work"}
+    assert set(first.found) == {"home", "global", "scratch", "tmp", "binfs", "work", "project"}
 
     settings.SLURM_PARTITION = "no-such-partition"
     refused = scans.start(account, targets, again=True)
