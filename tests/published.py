@@ -34,6 +34,7 @@ def facts_of(name: str, sequential: str = "1b", random: str = "2a") -> list[Targ
             quota_gib=t["quota_bytes"] / 2**30 if "quota_bytes" in t else None,
             filesystem=t["filesystem"],
             spread_directory=t.get("spread_path_template", "").replace("{user}", "USER"),
+            compression=t.get("compression", ""),
         )
         for t in data["targets"]
     ]

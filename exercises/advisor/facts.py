@@ -3,6 +3,8 @@ its exercises' shapes, and the figures of the exercise the job resembles (median
 measured here by calibration, else the lab's own results, else the published
 references; exercises/catalogue/site_figures.py)."""
 
+import statistics
+from collections import defaultdict
 from collections.abc import Mapping
 
 from exercises.advisor import TargetFacts
@@ -11,6 +13,7 @@ from exercises.advisor.job_io import JobIO
 from exercises.catalogue import site_figures
 from exercises.catalogue.models import Exercise, Metric, SiteProfile
 from exercises.catalogue.profiles import active_profile
+from jobs.models import RunResult, RunStatus
 from portal.units import GiB
 
 QuotedFigures = Mapping[str, tuple[float, str]]  # target key -> (median, where it comes from)
@@ -81,6 +84,7 @@ def target_facts(profile: SiteProfile) -> list[TargetFacts]:
             if found:
                 break
         figures_of[pattern] = found
+    ratios = stored_ratios(profile)
     return [
         TargetFacts(
             key=t.key,
@@ -95,9 +99,38 @@ def target_facts(profile: SiteProfile) -> list[TargetFacts]:
             quota_gib=t.quota_bytes / GiB if t.quota_bytes else None,
             filesystem=t.filesystem,
             spread_directory=t.spread_directory,
+            compression=t.compression,
+            stored_ratio=ratios.get(t.key),
         )
         for t in profile.targets.all()
     ]
+
+
+def stored_ratios(profile: SiteProfile) -> dict[str, tuple[float, str]]:
+    """Target key -> (how many times less space, where from): on each target that
+    measures what runs stored, the median ratio of the completed runs of the site's
+    first exercise whose data compresses (11a), as their pages show it (2 queries)."""
+    packing = next((e for e in profile.exercises.all() if e.compressible), None)
+    if packing is None:
+        return {}
+    rows = RunResult.objects.filter(
+        run__exercise=packing,
+        run__status=RunStatus.COMPLETED,
+        run__target__profile=profile,
+        stored_bytes__gt=0,
+        held_bytes__isnull=False,
+    ).values_list("run__target__key", "held_bytes", "stored_bytes")
+    found: dict[str, list[float]] = defaultdict(list)
+    for key, held, stored in rows:
+        found[key].append(held / stored)
+    return {
+        key: (
+            statistics.median(ratios),
+            f"median of {len(ratios)} run{'s' if len(ratios) != 1 else ''} of exercise "
+            f"{packing.key} here",
+        )
+        for key, ratios in found.items()
+    }
 
 
 def plainest(profile: SiteProfile, pattern: str) -> list[Exercise]:

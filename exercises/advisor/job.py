@@ -295,6 +295,37 @@ def striping_advice(
     )
 
 
+# Below this, what a job writes takes little space anywhere: no word on compression.
+COMPRESSION_MIN = 64 * MiB
+
+
+def compression_advice(p: JobIO, targets: Sequence[TargetFacts]) -> str:
+    """For a job that wrote much, what each target that compresses would store of it:
+    a log does not say whether the data compresses, so both cases, with the site's
+    own ratio where its runs measured one, and how to find out."""
+    packing = [t for t in targets if t.compression]
+    if p.bytes_written < COMPRESSION_MIN or not packing:
+        return ""
+    written = size_words(p.bytes_written)
+    said = []
+    for t in packing:
+        text = f"{t.name} compresses what it stores ({t.compression})"
+        if t.stored_ratio:
+            ratio, source = t.stored_ratio
+            text += (
+                f": data that compresses took {times(ratio)} less space there ({source}), so "
+                f"your {written} would take about {size_words(round(p.bytes_written / ratio))} "
+                "if it compresses as well"
+            )
+        said.append(text)
+    return (
+        f"Your job wrote {written}. {'; '.join(said)}. Data that is compressed already "
+        "(gzip, NetCDF or HDF5 with a compression filter, images) or random takes all its "
+        "space anywhere. A log does not say which yours is: compress a sample of your "
+        "output (zstd -3 -c FILE | wc -c) and compare with its size."
+    )
+
+
 def twins(a: ExerciseShape, b: ExerciseShape) -> bool:
     """The same I/O, whatever the layout."""
     return replace(a, key="", title="", spread=False) == replace(b, key="", title="", spread=False)
@@ -349,6 +380,7 @@ class JobAdvice:
     speedup: Speedup | None
     collective: str = ""  # interleaved pieces of a shared file: collective I/O, with figures
     striping: str = ""  # one large shared file: stripe it, how, with figures
+    compression: str = ""  # what a target that compresses would save on its output
 
     @property
     def kind(self) -> str:
@@ -458,6 +490,7 @@ def advise_job(
         speedup=speedup(advice, targets, question, figures, exercise, by_writes),
         collective=collective_advice(p, targets, shapes, figures_for),
         striping=striping_advice(p, targets, shapes, figures_for),
+        compression=compression_advice(p, targets),
     )
 
 

@@ -23,6 +23,11 @@ class TargetFacts:
     # Where the user's new files are spread over all its servers ("/gluster-wide/USER"),
     # if the site made such a directory for them.
     spread_directory: str = ""
+    # A target that compresses what it stores ("zstd, on every write"), and how many
+    # times less space the site's runs of data that compresses took there, with where
+    # that comes from (exercises/advisor/facts.py: stored_ratios); None: not measured.
+    compression: str = ""
+    stored_ratio: tuple[float, str] | None = None
     memory_fraction: float = 0.5  # in-memory targets may hold this share of node RAM
     # The figures of the exercise a job resembles (exercises/advisor/job.py), which
     # replace the two above for that job, so that every figure on its page is one of

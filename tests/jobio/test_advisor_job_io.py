@@ -513,3 +513,31 @@ def test_no_striping_advice_for_what_striping_does_not_help(changes: dict) -> No
     job = advise_job(replace(STREAMED, **changes), DEV, 24, WITH_LAYOUTS, layout_figures)
 
     assert job.striping == ""
+
+
+def test_a_job_that_wrote_much_is_told_what_a_target_that_compresses_would_store() -> None:
+    """$PROJECT compresses: the site's runs of 11a measured 2.3× there, and a log
+    does not say whether the job's data compresses, so both cases and how to find out."""
+    measured = [
+        replace(t, stored_ratio=(2.3, "median of 3 runs of exercise 11a here"))
+        if t.compression
+        else t
+        for t in DEV
+    ]
+    job = advise_job(STREAMED, measured, 24, WITH_LAYOUTS, layout_figures)
+
+    assert job.compression.startswith("Your job wrote 4 GiB. $PROJECT compresses what it stores")
+    assert (
+        "data that compresses took 2.3× less space there (median of 3 runs of exercise 11a "
+        "here), so your 4 GiB would take about 1.7 GiB if it compresses as well"
+    ) in job.compression
+    assert "zstd -3 -c FILE | wc -c" in job.compression
+    # Before any run measured it: what the target does, without a figure.
+    unmeasured = advise_job(STREAMED, DEV, 24, WITH_LAYOUTS, layout_figures)
+    assert "$PROJECT compresses what it stores (zstd, on every write). Data" in (
+        unmeasured.compression
+    )
+    # A small output, or a site where nothing compresses: no word of it.
+    small = replace(STREAMED, bytes_written=16 * MiB, writes=16)
+    assert advise_job(small, measured, 24, WITH_LAYOUTS, layout_figures).compression == ""
+    assert advise_job(STREAMED, VSC3, 64, SHAPES, figures_for).compression == ""
