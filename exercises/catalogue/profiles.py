@@ -11,6 +11,10 @@ The [profile] table and the references are checked by the pydantic models below;
 target's and an exercise's fields are their models' (StorageTarget, Exercise), checked
 by the models' own validation, so the file has no second schema to keep in step.
 
+Published compression figures of the site's own data, shown beside the compression
+exercises' runs, come as [[compression]] tables (algorithm, ratio, compress_mb_s,
+decompress_mb_s, source); a load replaces the profile's.
+
 A reference is a figure the site published for an exercise on a target, kept in the
 unit it was published in, with where it comes from:
 
@@ -35,6 +39,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError, field_validator, mo
 from exercises.catalogue import lessons
 from exercises.catalogue.models import (
     BANDWIDTH_METRICS,
+    CompressionFigure,
     Exercise,
     MeasuredReference,
     Metric,
@@ -166,6 +171,45 @@ def _problems(error: ValidationError) -> str:
     return "; ".join(said)
 
 
+class Compression(BaseModel):
+    """A [[compression]] entry: what an algorithm did to the site's data, published."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    algorithm: str
+    ratio: float
+    compress_mb_s: float | None = None
+    decompress_mb_s: float | None = None
+    source: str
+
+    @model_validator(mode="after")
+    def _figures(self) -> "Compression":
+        if not (math.isfinite(self.ratio) and 1 <= self.ratio <= 1000):
+            raise ValueError(f"ratio {self.ratio} is not 1 or more (bytes in per byte stored)")
+        for speed in (self.compress_mb_s, self.decompress_mb_s):
+            if speed is not None and not (math.isfinite(speed) and speed > 0):
+                raise ValueError(f"a speed of {speed} MB/s is no figure")
+        if not self.source.strip():
+            raise ValueError("say where the figures come from (talk, year, data)")
+        return self
+
+
+def save_compression(profile: SiteProfile, items: list[Any]) -> None:
+    """The profile's published compression figures, replaced by these."""
+    figures = []
+    for number, item in enumerate(items, start=1):
+        try:
+            given = Compression.model_validate(item)
+        except ValidationError as e:
+            raise ValueError(f"compression {number}: {_problems(e)}") from None
+        figures.append(CompressionFigure(profile=profile, order=number, **given.model_dump()))
+    algorithms = [f.algorithm for f in figures]
+    if len(set(algorithms)) != len(algorithms):
+        raise ValueError("compression: an algorithm is given twice; keep one")
+    profile.compression_figures.all().delete()
+    CompressionFigure.objects.bulk_create(figures)
+
+
 @transaction.atomic
 def load(data: dict[str, Any]) -> SiteProfile:
     try:
@@ -209,6 +253,7 @@ def load(data: dict[str, Any]) -> SiteProfile:
     for key, raw in claims.items():
         lessons.parse(raw, key, exercise_keys, target_keys, sweeps)
         profile.exercises.filter(key=key).update(claims=raw)
+    save_compression(profile, data.get("compression", []))
     seen: set[tuple[str, str, str]] = set()
     for number, item in enumerate(data.get("references", []), start=1):
         reference = _reference(profile, item, f"reference {number}")

@@ -19,6 +19,7 @@ from redis.exceptions import RedisError
 from exercises.catalogue import figures, lessons
 from exercises.catalogue.figures import Figures
 from exercises.catalogue.models import (
+    CompressionFigure,
     RATE_METRICS,
     RESULT_FIELD,
     Exercise,
@@ -175,6 +176,29 @@ def nothing_measured(runs: list[BenchmarkRun]) -> bool:
     figure: a trainee's first look and first start, which a class makes at once.
     Then the queries of my figures and my lesson would find nothing (no query)."""
     return len(runs) < MY_RUNS_SHOWN and not any(getattr(r, "result", None) for r in runs)
+
+
+@dataclass(frozen=True)
+class Compressed:
+    """Beside an exercise whose data compresses: the site's published figures of
+    compression algorithms on its data, and what my latest run on each target that
+    compresses stored (its name, what it compresses with, the space)."""
+
+    published: list[CompressionFigure]
+    mine: list[tuple[str, str, Space]]
+
+
+def compressed(exercise: Exercise, runs: list[BenchmarkRun]) -> Compressed | None:
+    """For an exercise of data that compresses (Exercise.compressible), from my_runs
+    (1 query: the published figures); None for any other."""
+    if exercise.compressible is None:
+        return None
+    mine: dict[int, tuple[str, str, Space]] = {}
+    for run in runs:  # newest first
+        result = getattr(run, "result", None)
+        if run.status == RunStatus.COMPLETED and result and result.space:
+            mine.setdefault(run.target_id, (run.target.name, run.target.compression, result.space))
+    return Compressed(list(exercise.profile.compression_figures.all()), list(mine.values()))
 
 
 @dataclass

@@ -129,6 +129,7 @@ def _page(
         ctx["spread_layouts"] = [
             (t.name, t.spread_directory) for t in pages.site_of(panel).targets if t.spread_directory
         ]
+    ctx["compressed"] = pages.compressed(ctx["exercise"], ctx["runs"])
     if may_predict(ctx["exercise"], ran=bool(ctx["runs"])):
         site_targets = pages.site_of(panel).targets
         courses_by_target = access.open_courses_for(request.user, ctx["exercise"], site_targets)

@@ -245,12 +245,24 @@ def test_data_that_compresses_takes_less_space_and_time_on_the_target_that_compr
     expect(page.locator("ul.lesson > li").first).to_contain_text(
         f"128 MiB written, {iec(packed.stored)} stored ({times(packed.ratio)})"
     )
+    # Beside DKRZ's table of what each algorithm did to its climate data.
+    table = page.locator("#compression-table")
+    expect(table.locator("tr", has_text="zstd")).to_contain_text("2.3×")
+    yours = table.locator("tr.mine")
+    expect(yours).to_contain_text("$PROJECT (zstd, on every write): your run")
+    expect(yours).to_contain_text(times(packed.ratio))
     page.screenshot(path=ARTIFACTS / "lesson-11a.png", full_page=True)
 
     page.goto(f"{live_portal}/jobs/runs/{runs['11a', 'project'].key}/")
     space = page.locator("#space")
     expect(space.locator("tr", has_text="Stored on the disk")).to_contain_text(iec(packed.stored))
     expect(space).to_contain_text(f"{times(packed.ratio)} less space")
+    # What Check my job tells a job that writes as much, with the ratio just measured.
+    expect(page.locator("#io-compression")).to_contain_text(
+        f"data that compresses took {times(packed.ratio)} less space there (median of 1 run "
+        "of exercise 11a here)",
+        timeout=30_000,
+    )
     page.screenshot(path=ARTIFACTS / "run-11a-space.png", full_page=True)
 
     page.set_viewport_size(PHONE)

@@ -81,6 +81,41 @@ def test_the_dev_site_runs_fio_and_names_ior_and_mdtest_where_it_uses_them() -> 
     assert work.directory_for("sl-ada", spread=True) == "/gluster-wide/sl-ada"
 
 
+@pytest.mark.parametrize("name", ["dev", "dkrz"])
+def test_dkrzs_compression_table_comes_with_its_source_beside_the_exercise_of_it(name) -> None:
+    load(tomllib.loads((PROFILES / f"{name}.toml").read_text()))
+    profile = SiteProfile.objects.get(name=name)
+    table = {f.algorithm: (f.ratio, f.compress_mb_s) for f in profile.compression_figures.all()}
+    assert table["lz4"] == (1.923, 1796) and table["zstd"] == (2.326, 658)
+    assert len(table) == 7 and table["xz"] == (2.632, 26)
+    assert {f.source for f in profile.compression_figures.all()} == {
+        "DKRZ Lustre talk (2016-09-21): lzbench on a climate data set, MB/s of one core"
+    }
+    # Its data compresses as the climate data did with zstd: 57 % zeros, 1/2.3.
+    assert [e.compressible for e in profile.exercises.all() if e.compressible] == [57]
+    # Loaded again: the same seven, not fourteen.
+    load(tomllib.loads((PROFILES / f"{name}.toml").read_text()))
+    assert profile.compression_figures.count() == 7
+
+
+@pytest.mark.parametrize(
+    ("change", "said"),
+    [
+        ({"ratio": 0.5}, "ratio 0.5 is not 1 or more"),
+        ({"compress_mb_s": -1}, "a speed of -1"),
+        ({"source": " "}, "say where the figures come from"),
+        ({"level": 3}, "unknown field(s) level"),
+    ],
+)
+def test_a_compression_figure_that_cannot_be_true_is_refused_whole(change, said) -> None:
+    data = tomllib.loads((PROFILES / "dkrz.toml").read_text())
+    data["profile"]["name"] = "dkrz-mistaken"
+    data["compression"][1] |= change
+    with pytest.raises(ValueError, match=re.escape(f"compression 2: {said}")):
+        load(data)
+    assert not SiteProfile.objects.filter(name="dkrz-mistaken").exists()
+
+
 def test_a_collective_exercise_without_mpi_io_is_refused_and_nothing_is_stored() -> None:
     data = tomllib.loads((PROFILES / "dev.toml").read_text())
     data["profile"]["name"] = "collective-posix"
