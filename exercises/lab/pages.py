@@ -19,9 +19,9 @@ from redis.exceptions import RedisError
 from exercises.catalogue import figures, lessons
 from exercises.catalogue.figures import Figures
 from exercises.catalogue.models import (
-    CompressionFigure,
     RATE_METRICS,
     RESULT_FIELD,
+    CompressionFigure,
     Exercise,
     MeasuredReference,
     Metric,

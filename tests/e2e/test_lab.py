@@ -1,6 +1,7 @@
 """A trainee's journey through the lab, in Debian's Chromium, on the live cluster."""
 
 import re
+
 import pytest
 from django.utils import timezone
 from playwright.sync_api import Page, expect
