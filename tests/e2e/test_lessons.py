@@ -2,6 +2,7 @@
 name and reads the lesson off the chart and the panel; the advisor quotes the site's stored
 medians. In Debian's Chromium, on the live cluster; screenshots in tests/e2e/artifacts/."""
 
+import re
 from pathlib import Path
 
 import pytest
@@ -45,10 +46,12 @@ def my_medians(page: Page, count: int) -> dict[str, float]:
     return {chart["labels"][round(p["x"])]: p["y"] for p in chart["points"]}
 
 
-@pytest.mark.alone("measures the lessons on a quiet cluster")
 def test_one_run_of_1a_and_2a_on_every_target_shows_their_lessons(
     live_portal, sync_loop, dev_profile, trainee_account, page: Page
 ) -> None:
+    """Beside other tests: the gaps these lessons name are of 10× and more ($TMPDIR's
+    memory against disks, 400 requests a second against 20,000), which a shared
+    cluster does not close; the live lesson check counts the close ones alone."""
     log_in(page, live_portal, trainee_account.user)
 
     run_on(page, live_portal, "1a", TARGETS)
@@ -208,14 +211,13 @@ def test_one_large_shared_file_is_written_on_one_server_then_spread_over_both(
 def test_data_that_compresses_takes_less_space_and_time_on_the_target_that_compresses(
     live_portal, sync_loop, dev_profile, trainee_account, page: Page
 ) -> None:
-    """11a and 11b on $PROJECT (btrfs, zstd on every write) and $GLOBAL: the runs say
-    the space their files took where the target compresses, beside the speed; each
-    run's subvolume is gone afterwards. Whether the figures show the lessons is the
-    live lesson check's to count (other tests share the cluster); the lines are said."""
+    """11a and 11b on $PROJECT (btrfs, zstd on every write): the runs say the space
+    their files took, beside the speed; each run's subvolume is gone afterwards.
+    Whether the figures show the lessons is the live lesson check's to count (other
+    tests share the cluster); the lines are said."""
     log_in(page, live_portal, trainee_account.user)
-    pair = ("$PROJECT", "$GLOBAL")
-    run_on(page, live_portal, "11a", pair)
-    run_on(page, live_portal, "11b", pair)
+    run_on(page, live_portal, "11a", ("$PROJECT",))
+    run_on(page, live_portal, "11b", ("$PROJECT",))
 
     runs = {
         (run.exercise.key, run.target.key): run
@@ -228,7 +230,6 @@ def test_data_that_compresses_takes_less_space_and_time_on_the_target_that_compr
     # zstd packs 11a's data about 2.3 times, as DKRZ's climate data; random bytes not.
     assert 2 <= packed.ratio <= 2.8, packed
     assert 0.95 <= random.ratio <= 1.05, random
-    assert runs["11a", "global"].result.space is None  # $GLOBAL does not compress
     mine = Path("/srv/storagelab/project") / trainee_account.username
     assert list(mine.iterdir()) == []  # each run's subvolume went with it
 
@@ -247,7 +248,7 @@ def test_data_that_compresses_takes_less_space_and_time_on_the_target_that_compr
     )
     # Beside DKRZ's table of what each algorithm did to its climate data.
     table = page.locator("#compression-table")
-    expect(table.locator("tr", has_text="zstd")).to_contain_text("2.3×")
+    expect(table.get_by_role("row", name=re.compile(r"^zstd "))).to_contain_text("2.3×")
     yours = table.locator("tr.mine")
     expect(yours).to_contain_text("$PROJECT (zstd, on every write): your run")
     expect(yours).to_contain_text(times(packed.ratio))

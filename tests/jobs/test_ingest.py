@@ -4,6 +4,7 @@ marked once with a one-line reason, the sync only sends reads to the results que
 is never tried again."""
 
 from datetime import timedelta
+from pathlib import Path
 
 import pytest
 from celery.exceptions import SoftTimeLimitExceeded
@@ -22,6 +23,7 @@ from portal.celery import app
 from tests.runs import make_run
 
 pytestmark = pytest.mark.django_db
+SAMPLES = Path(__file__).parent / "samples"
 
 # What a trainee may post with their own run's token: fio's JSON nested beyond
 # Python's recursion limit, and an IOR summary with a number of 5,000 digits.
@@ -154,3 +156,23 @@ def test_a_lost_run_whose_unreadable_output_came_is_completed(received) -> None:
 
     run.refresh_from_db()
     assert run.status == RunStatus.COMPLETED and run.parse_error
+
+
+def test_a_space_line_is_read_only_where_the_target_measures_what_was_stored(
+    received, disk_target
+) -> None:
+    """The job of a target that compresses adds the line; on any other target the same
+    line is the job owner's text, and no run page may show it as a space."""
+    output = (SAMPLES / "fio-seq-write-1p.json").read_text() + (
+        "Storage Lab: stored 58720256 of 134217728 bytes\n"
+    )
+    plain = received(output)
+    ingest(plain.pk)
+    assert RunResult.objects.get(run=plain).space is None
+
+    disk_target.compression, disk_target.stored_by = "zstd", "btrfs"
+    disk_target.save()
+    RunResult.objects.filter(run=plain).delete()  # the same output, read again
+    ingest(plain.pk)
+    space = RunResult.objects.get(run=plain).space
+    assert (space.held, space.stored) == (128 * 2**20, 56 * 2**20)

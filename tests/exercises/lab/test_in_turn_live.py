@@ -25,7 +25,7 @@ def test_a_trainees_start_on_four_targets_runs_them_in_turn_near_the_quiet_figur
 ) -> None:
     settings.CALIBRATION_PARALLEL = 1
     staff = make_user(make_cluster_username(), staff=True)
-    quiet = calibrate(dev_profile, staff.username, "1a", repeat=3, targets=FOUR_TARGETS)
+    quiet = calibrate(dev_profile, staff.username, "1a", repeat=2, targets=FOUR_TARGETS)
     trainee = make_user(make_cluster_username())
     client = Client()
     client.force_login(trainee)
@@ -46,7 +46,7 @@ def test_a_trainees_start_on_four_targets_runs_them_in_turn_near_the_quiet_figur
         # calibration was the one slowed (a run in turn beat it by 20–28 % on CI's 2-core
         # host, twice). Those targets are measured quiet again, then the trainee starts
         # again: runs that competed would miss the fresh figures as well.
-        quiet |= calibrate(dev_profile, staff.username, "1a", repeat=3, targets=sorted(off))
+        quiet |= calibrate(dev_profile, staff.username, "1a", repeat=2, targets=sorted(off))
         second = finish(start_everywhere(client, trainee, "1a", targets))
         assert second.overlapping() == []
         assert not second.off(quiet), (off, second.off(quiet))
