@@ -1,7 +1,7 @@
 """The replay checks itself, short (tests/replay_check.py; every exercise on every
 target in `make bench`): the logs of 1a and 2a, recorded by Darshan as the lab ran
-them, replayed on $HOME, $GLOBAL and $TMPDIR right after each exercise ran there
-(`make bench` adds the other targets). The replay measures what the exercise measures: each pair within ±30 %
+them, replayed on $HOME, $GLOBAL and $TMPDIR right after each exercise ran there.
+The replay measures what the exercise measures: each pair within ±30 %
 (a pair outside is run again once: a single run can be disturbed), and the lessons of
 1a and 2a hold on the replays' figures alone."""
 
