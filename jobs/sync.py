@@ -21,8 +21,10 @@ from jobs.submission import queue_waiting_everywhere, resubmit_stale
 
 # Where the sync stands on Slurm's clock (see changes_since).
 SLURM_CLOCK_KEY = "jobs:sync:slurm-clock"
-# The job script's exit status when it refuses an unsafe directory (EX_CONFIG).
+# The job script's exit status when it refuses an unsafe directory (EX_CONFIG), and
+# when a target said to be btrfs (StorageTarget.stored_by) is not (EX_CONFIG + 1).
 REFUSED_DIRECTORY = 78
+NOT_BTRFS = 79
 SYNC_LOCK_KEY = "jobs:sync:lock"
 NODE_NAMES_LENGTH = BenchmarkRun._meta.get_field("node_names").max_length
 
@@ -160,6 +162,12 @@ def explain(job: SlurmJob, status: RunStatus, output: str) -> str:
                 "set on the node), as every directory above it (root's or yours, writable by "
                 "no one else unless sticky, as /tmp), and the run's own directory must not "
                 f"exist yet. {where}"
+            )
+        if job.return_code == NOT_BTRFS:
+            return (
+                "Nothing was run: this target measures the space each run's files take in a "
+                "btrfs subvolume of the run's own, and its directory is not on btrfs. Tell "
+                f"the site's staff: the target's stored_by setting is wrong. {where}"
             )
         code = f"signal {job.signal}" if job.signal else f"exit code {job.return_code}"
         return f"The job failed ({code}, {job.reason or job.state}). {where}"

@@ -68,9 +68,13 @@ btrfs_space() {
 {% include "jobs/btrfs_space.py" %}PY
 }
 # A fresh subvolume, made here (mode 700): an existing path is never reused.
-if ! btrfs_space make "$run_dir"; then
-  say "$run_dir could not be made as a btrfs subvolume (it exists, or this is no btrfs); nothing was run"
+if [ -e "$run_dir" ] || [ -L "$run_dir" ]; then
+  say "$run_dir exists already; nothing was run"
   exit 78
+fi
+if ! btrfs_space make "$run_dir"; then
+  say "$run_dir could not be made as a btrfs subvolume: $target_dir is not on btrfs; nothing was run"
+  exit 79
 fi
 {% else %}# A fresh directory, made here (mode 700): an existing path is never reused.
 if ! mkdir -- "$run_dir"; then

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from django.core.management import CommandError, call_command
 
-from exercises.catalogue.models import StorageTarget
+from exercises.catalogue.models import StorageTarget, StoredBy
 from jobs.models import RunStatus
 from jobs.scripts import job_spec
 from jobs.submission import start_run, submit
@@ -265,3 +265,38 @@ def wait_for_status(run, status: str, timeout: float = 90) -> list:
             return [run]
         assert time.monotonic() < deadline, f"run {run.status}, not {status}: {run.status_reason}"
         time.sleep(0.3)
+
+
+def test_on_a_target_whose_blocks_are_what_it_stored_the_run_counts_them_with_du(
+    live_portal, trainee_account, disk_target
+) -> None:
+    """ZFS's way (stored_by "du"): a file's blocks are what was stored. On ext4, which
+    does not compress, the 4 MiB written take their 4 MiB (and a block or so more)."""
+    disk_target.compression, disk_target.stored_by = "none (ext4 here)", StoredBy.DU
+    disk_target.save()
+    run = make_run(trainee_account, disk_target, time_limit_minutes=2)
+
+    submit(run.pk)
+    (run,) = follow(run)
+
+    assert run.status == RunStatus.COMPLETED, run.status_reason or run.raw_output[-500:]
+    space = run.result.space
+    assert space.held == 4 * 2**20 and space.held <= space.stored <= space.held + 2**20
+    assert not Path(run.run_directory).exists()
+
+
+def test_a_run_where_btrfs_should_be_but_is_not_says_so_and_runs_nothing(
+    live_portal, trainee_account, disk_target
+) -> None:
+    """A site that said stored_by "btrfs" of a directory on another filesystem (ext4
+    here): the run's subvolume cannot be made, and the job says why."""
+    disk_target.compression, disk_target.stored_by = "zstd", StoredBy.BTRFS
+    disk_target.save()
+    run = make_run(trainee_account, disk_target, time_limit_minutes=2)
+
+    submit(run.pk)
+    (run,) = follow(run)
+
+    assert run.status == RunStatus.FAILED
+    assert "its directory is not on btrfs" in run.status_reason, run.status_reason
+    assert not Path(run.run_directory).exists()
