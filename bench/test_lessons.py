@@ -55,6 +55,7 @@ def test_every_claim_holds_in_nine_single_runs_of_ten(
                 }
                 for t in tallies
             ],
+            # MiB/s; a run's space (a side ending ":written" or ":stored"), MiB.
             "runs_mib_s": {
                 str(side): [r.get(side) for r in rounds] for side in sorted(sides, key=str)
             },

@@ -11,7 +11,7 @@ from django.db.models import Case, Count, F, FloatField, Func, Max, QuerySet, Va
 from exercises.catalogue import figures
 from exercises.catalogue.models import Exercise, StorageTarget
 from exercises.courses.models import Course
-from exercises.predictions import classwide
+from exercises.predictions import classwide, versus
 from exercises.predictions.models import Prediction
 from jobs.company import most_at_once, run_end, run_node_local
 from jobs.figures import figure
@@ -35,13 +35,21 @@ def course_predictions(course: Course) -> QuerySet[Prediction]:
     return Prediction.objects.filter(user__enrollments__course=course, exercise__courses=course)
 
 
-def class_predictions(course: Course) -> dict[int, list[list[str]]]:
-    """Exercise id -> the class's predictions of it (target keys, fastest first),
-    (1 query)."""
-    found: dict[int, list[list[str]]] = defaultdict(list)
-    for exercise_id, order in course_predictions(course).values_list("exercise_id", "order"):
+class Guesses(NamedTuple):
+    """A trainee's prediction of an exercise as the class's figures read it."""
+
+    order: list[str]  # target keys, fastest first
+    against: dict  # against other exercises: "8a/work" -> "faster" (predictions/versus.py)
+
+
+def class_predictions(course: Course) -> dict[int, list[Guesses]]:
+    """Exercise id -> the class's predictions of it (1 query)."""
+    found: dict[int, list[Guesses]] = defaultdict(list)
+    rows = course_predictions(course).values_list("exercise_id", "order", "against")
+    for exercise_id, order, against in rows:
         if isinstance(order, list):
-            found[exercise_id].append([str(key) for key in order])
+            kept = against if isinstance(against, dict) else {}
+            found[exercise_id].append(Guesses([str(key) for key in order], kept))
     return found
 
 
@@ -152,22 +160,29 @@ def class_chart(
     course: Course,
     exercise: Exercise,
     class_table: figures.Table,
-    predictions: dict[int, list[list[str]]] | None = None,
+    predictions: dict[int, list[Guesses]] | None = None,
 ) -> dict:
     """One exercise's class figures per target: the rows, and their chart; for a
     metadata exercise (mdtest), the class's median operations per second instead.
     With the class's `predictions` (class_predictions), how it predicted the exercise
-    beside the class's medians."""
+    beside the class's medians, and against the other exercises its lesson names."""
     rows = [f for (exercise_id, _), f in class_table.items() if exercise_id == exercise.pk]
-    predicted = None
+    predicted, against = None, []
     if predictions is not None and not exercise.measures_metadata:
+        guesses = predictions.get(exercise.pk, [])
         predicted = classwide.summary(
-            predictions.get(exercise.pk, []),
+            [g.order for g in guesses],
             [(f.target.key, f.target.name) for f in rows],
             {f.target.key: f.class_median for f in rows},
         )
+        medians = {(f.exercise.key, f.target.key): f.class_median for f in class_table.values()}
+        names = {f.target.key: f.target.name for f in rows}
+        against = versus.class_said(
+            versus.questions(exercise), [g.against for g in guesses], medians, names
+        )
     return {
         "predicted": predicted,
+        "against": against,
         "exercise": exercise,
         "id": f"class-{exercise.key}",
         "rows": rows,

@@ -332,8 +332,9 @@ def lesson_in_company(
 
 def lesson_lines(
     exercise: Exercise, user: AbstractBaseUser, rows: list[Figures], measured: bool = True
-) -> list[lessons.Line]:
-    """The lesson as the runs panel says it; `rows` (the comparison) name the targets.
+) -> tuple[list[lessons.Line], list[lessons.Verdict]]:
+    """The lesson as the runs panel says it, and its verdicts (my latest figures of
+    each claim's sides); `rows` (the comparison) name the targets.
     When a run of it shared and paid for it, which exercise teaches the spread (1 query
     more, only then). `measured`: False when none of my runs of it has a figure yet
     (nothing_measured): a lesson that names no other exercise then says "not yet"
@@ -345,7 +346,7 @@ def lesson_lines(
     else:
         verdicts, crowded = lesson_in_company(exercise, user, names)
     spread = lessons.spread_exercise(exercise.profile.exercises.all()) if crowded else None
-    return [lessons.line(v, names, crowded, spread) for v in verdicts]
+    return [lessons.line(v, names, crowded, spread) for v in verdicts], verdicts
 
 
 def target_figures(target: StorageTarget, user: AbstractBaseUser) -> list[Figures]:
@@ -370,8 +371,9 @@ PANEL_STATE_SQL = f"""
            classmates.mine_new, courses.ids,
            class_going.going,
            -- My prediction of it (exercises/predictions), to set beside my runs:
-           -- its order and its figures.
-           (SELECT json_build_array(pr."order", pr.figures)::text FROM predictions_prediction pr
+           -- its order, its figures and its answers against other exercises.
+           (SELECT json_build_array(pr."order", pr.figures, pr.against)::text
+            FROM predictions_prediction pr
             WHERE pr.exercise_id = e.id AND pr.user_id = %(user)s) AS prediction
     FROM exercises_exercise e
     JOIN exercises_siteprofile p ON p.id = e.profile_id
@@ -422,6 +424,8 @@ class PanelState:
     class_going: bool = False  # someone in my courses has a run of it going
     prediction: tuple[str, ...] | None = None  # my prediction's target keys, fastest first
     guesses: tuple[tuple[str, float], ...] = ()  # its MiB/s per target key, where I gave one
+    # Its answers against other exercises ("8a/work", "faster"): predictions/versus.py.
+    against: tuple[tuple[str, str], ...] = ()
     mine_changed_at: datetime | None = None  # the last change to a run of mine
 
     @property
@@ -464,7 +468,7 @@ def panel_state(key: str, user: AbstractBaseUser) -> PanelState:
     exercise_id, site_hash, mine, latest, results, newest_result, mine_new, courses = row[:8]
     class_going, made = row[8:]
     # Raw SQL: the JSON comes as text (Django decodes JSON fields, not psycopg).
-    order, guesses = json.loads(made) if made else (None, None)
+    order, guesses, against = json.loads(made) if made else (None, None, None)
     return PanelState(
         exercise_id=exercise_id,
         site=site_hash,
@@ -477,6 +481,7 @@ def panel_state(key: str, user: AbstractBaseUser) -> PanelState:
         class_going=bool(class_going),
         prediction=tuple(order) if order else None,
         guesses=tuple(sorted((guesses or {}).items())),
+        against=tuple(sorted((against or {}).items())),
         mine_changed_at=latest,
     )
 

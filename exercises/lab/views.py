@@ -15,6 +15,7 @@ from exercises.courses import access
 from exercises.lab import pages
 from exercises.lab.forms import StartRunsForm, new_click
 from exercises.lab.start import StartAgain, StartRefused, start_runs
+from exercises.predictions import versus
 from exercises.predictions.compare import names_of, outcome
 from exercises.predictions.forms import PredictionForm
 from exercises.predictions.models import Prediction
@@ -94,7 +95,11 @@ def exercise_predict(request: HttpRequest, key: str) -> HttpResponse:
         )
         return redirect("lab:exercise-detail", key=exercise.key)
     courses = access.open_courses_for(request.user, exercise, exercise_site.targets)
-    form = PredictionForm(request.POST, targets=ranked_targets(exercise_site.targets, courses))
+    form = PredictionForm(
+        request.POST,
+        targets=ranked_targets(exercise_site.targets, courses),
+        versus=versus.questions(exercise),
+    )
     if not form.is_valid():
         start = StartRunsForm(targets=exercise_site.targets, initial={"click": new_click()})
         return _page(request, panel, start, prediction_form=form, status=400)
@@ -104,6 +109,7 @@ def exercise_predict(request: HttpRequest, key: str) -> HttpResponse:
         defaults={
             "order": form.cleaned_data["order"],
             "figures": form.cleaned_data["figures"],
+            "against": form.cleaned_data["against"],
             "made_at": timezone.now(),
         },
     )
@@ -136,10 +142,21 @@ def _page(
         targets = ranked_targets(site_targets, courses_by_target)
         mine = list(panel.prediction or ())  # read with the panel's state
         guessed = dict(panel.guesses)
-        initial = {f"place_{i + 1}": key for i, key in enumerate(mine)} | {
-            f"figure_{i + 1}": guessed[key] for i, key in enumerate(mine) if key in guessed
-        }
-        ctx["prediction_form"] = prediction_form or PredictionForm(initial=initial, targets=targets)
+        ranked = {t.key for t in targets}
+        asked = [v for v in versus.questions(ctx["exercise"]) if v.target in ranked]
+        answered = dict(panel.against)
+        initial = (
+            {f"place_{i + 1}": key for i, key in enumerate(mine)}
+            | {f"figure_{i + 1}": guessed[key] for i, key in enumerate(mine) if key in guessed}
+            | {
+                f"against_{i + 1}": answered[v.key]
+                for i, v in enumerate(asked)
+                if v.key in answered
+            }
+        )
+        ctx["prediction_form"] = prediction_form or PredictionForm(
+            initial=initial, targets=targets, versus=asked
+        )
         names = {t.key: t.name for t in site_targets}
         ctx["prediction_order"] = names_of(mine, names) if mine else None
         ctx["prediction_required"] = asked_first(courses_by_target.values())
@@ -170,12 +187,15 @@ def _panel_context(request: HttpRequest, panel: pages.PanelState) -> dict:
             run.waiting_place = places.get(run.pk)
     # Also while a completed run's figure is being read: it shows a moment after.
     polling = any(run.status in UNFINISHED_STATUSES or run.figure_pending for run in runs)
-    # Once there are runs, what they say of my prediction, if I made one.
-    predicted = None
+    lesson, verdicts = pages.lesson_lines(exercise, request.user, figures, measured)
+    # Once there are runs, what they say of my prediction, if I made one, and of my
+    # answers against other exercises (the lesson's figures).
+    predicted, against = None, []
     if runs and panel.prediction:
         names = {f.target.key: f.target.name for f in figures}
         medians = {f.target.name: f.my_median for f in figures if f.my_median}
         predicted = outcome(list(panel.prediction), names, medians, dict(panel.guesses))
+        against = versus.said(versus.questions(exercise), dict(panel.against), verdicts, names)
     class_refresh = settings.CLASS_REFRESH_SECONDS or None
     return {
         "exercise": exercise,
@@ -185,7 +205,8 @@ def _panel_context(request: HttpRequest, panel: pages.PanelState) -> dict:
         "rates": pages.rates(exercise, request.user, figures)
         if exercise.measures_metadata
         else None,
-        "lesson": pages.lesson_lines(exercise, request.user, figures, measured),
+        "lesson": lesson,
+        "against": against,
         "sweep": pages.sweep(exercise, runs),
         "predicted": predicted,
         # Every 2 s while a run of mine is going, every WAITING_POLL_SECONDS while mine

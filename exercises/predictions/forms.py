@@ -1,8 +1,11 @@
 """The prediction form: the exercise's targets in the order the trainee expects."""
 
+from collections.abc import Sequence
+
 from django import forms
 
 from exercises.catalogue.models import StorageTarget
+from exercises.predictions.versus import ANSWERS, Versus
 
 PLACES = ["Fastest", "2nd", "3rd", "4th", "5th", "6th", "7th", "8th"]
 # A figure to expect, on a log scale: half a decade apart, from a crawl to memory.
@@ -13,8 +16,18 @@ class PredictionForm(forms.Form):
     """One choice of target per place, fastest first; each target in one place; and,
     if the trainee likes, the MiB/s they expect of it, on a log scale (GUESSES)."""
 
-    def __init__(self, *args: object, targets: list[StorageTarget], **kwargs: object):
+    def __init__(
+        self,
+        *args: object,
+        targets: list[StorageTarget],
+        versus: Sequence[Versus] = (),
+        **kwargs: object,
+    ):
         super().__init__(*args, **kwargs)
+        names = {t.key: t.name for t in targets}
+        # Against another exercise on a target the exercise's lesson names (versus.py),
+        # where that target is one the trainee ranks.
+        self.versus = [v for v in versus if v.target in names]
         self.targets = {t.key: t for t in targets[: len(PLACES)]}
         choices = [("", "choose…")] + [(t.key, t.name) for t in self.targets.values()]
         for i in range(len(self.targets)):
@@ -31,6 +44,17 @@ class PredictionForm(forms.Form):
                 empty_value=None,
                 required=False,
             )
+
+        for i, v in enumerate(self.versus):
+            other = f"{v.other} there"
+            self.fields[f"against_{i + 1}"] = forms.ChoiceField(
+                label=f"{v.exercise} on {names[v.target]}, against {v.other}",
+                choices=[("", "no guess")] + [(k, f"{w} {other}") for k, w in ANSWERS.items()],
+                required=False,
+            )
+
+    def against_fields(self) -> list[forms.BoundField]:
+        return [self[f"against_{i + 1}"] for i in range(len(self.versus))]
 
     def places(self) -> list[tuple[forms.BoundField, forms.BoundField]]:
         """Each place's target and figure, fastest first."""
@@ -50,5 +74,10 @@ class PredictionForm(forms.Form):
             key: cleaned[f"figure_{i + 1}"]
             for i, key in enumerate(order)
             if key and cleaned.get(f"figure_{i + 1}")
+        }
+        cleaned["against"] = {
+            v.key: cleaned[f"against_{i + 1}"]
+            for i, v in enumerate(self.versus)
+            if cleaned.get(f"against_{i + 1}")
         }
         return cleaned

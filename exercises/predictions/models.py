@@ -18,6 +18,10 @@ class Prediction(models.Model):
     order = models.JSONField(help_text="Target keys, the fastest first")
     # Optional: the MiB/s the trainee expects of a target, by its key (forms.GUESSES).
     figures = models.JSONField(default=dict, blank=True, help_text="MiB/s guessed per target")
+    # Optional: against another exercise on a target (versus.py), "8a/work" -> "faster".
+    against = models.JSONField(
+        default=dict, blank=True, help_text="Faster, same or slower than another exercise"
+    )
     made_at = models.DateTimeField(default=timezone.now)
 
     class Meta:

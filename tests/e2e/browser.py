@@ -82,7 +82,7 @@ def ask_the_advisor(
 def start_runs(page: Page, *target_names: str) -> None:
     """On an exercise's lab page: ticks these targets and starts one run on each."""
     for name in target_names:
-        page.get_by_label(name).check()
+        page.get_by_label(name, exact=True).check()
     page.get_by_role("button", name="Start runs").click()
 
 

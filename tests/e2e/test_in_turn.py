@@ -19,7 +19,7 @@ def test_four_targets_run_in_turn_and_the_phone_says_why_they_wait(
     log_in(page, live_portal, trainee_account.user)
     page.goto(f"{live_portal}/lab/1a/")
     for name in TARGETS:
-        page.get_by_label(name).check()
+        page.get_by_label(name, exact=True).check()
     button = page.get_by_role("button", name="Start runs")
     panel = page.locator("#runs-panel")
     cut: list[str] = []

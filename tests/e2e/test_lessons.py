@@ -9,6 +9,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from exercises.catalogue.models import MeasuredReference, Metric
+from jobs.figures import shown
 from jobs.models import BenchmarkRun
 from portal.units import iec, times
 from tests.e2e.browser import ARTIFACTS, PHONE, ask_the_advisor, log_in, reads_whole_on_a_phone
@@ -23,7 +24,7 @@ pytestmark = pytest.mark.django_db(transaction=True)
 def run_on(page: Page, base_url: str, exercise: str, targets: tuple[str, ...]) -> None:
     page.goto(f"{base_url}/lab/{exercise}/")
     for name in targets:
-        page.get_by_label(name).check()
+        page.get_by_label(name, exact=True).check()
     page.get_by_role("button", name="Start runs").click()
     # Runs beyond the trainee's slots wait, then start by themselves; nobody reloads.
     expect(page.locator("#runs-panel .status.completed")).to_have_count(
@@ -86,8 +87,20 @@ def test_collective_mpi_io_beats_independent_calls_on_the_network_volume(
 
     run_on(page, live_portal, "8a", pair)
     independent = my_medians(page, len(pair))
+    # Before the first run of 8b, the trainee predicts it, and against 8a on $WORK.
+    page.goto(f"{live_portal}/lab/8b/")
+    fastest_first = ["$TMPDIR", "$SCRATCH", "$BINFS", "$GLOBAL", "$PROJECT", "$WORK", "$HOME"]
+    for place, name in enumerate(fastest_first, start=1):
+        page.locator(f"#id_place_{place}").select_option(label=name)
+    page.get_by_label("8b on $WORK, against 8a:").select_option("faster")
+    page.get_by_role("button", name="Save my prediction").click()
+    expect(page.locator("#predict")).to_contain_text("Your prediction: $TMPDIR > $SCRATCH")
     run_on(page, live_portal, "8b", pair)
     collective = my_medians(page, len(pair))
+    expect(page.locator("#against-measured li")).to_contain_text(
+        "You expected 8b on $WORK to be faster than 8a there: your latest runs wrote "
+        f"{shown(collective['$WORK'])} and {shown(independent['$WORK'])} MiB/s"
+    )
 
     lesson = page.locator("ul.lesson > li")
     expect(lesson).to_have_count(1)
