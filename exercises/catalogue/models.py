@@ -52,6 +52,11 @@ class SiteProfile(models.Model):
     node_memory_gib = models.PositiveIntegerField(
         default=64, help_text="Memory of a typical compute node"
     )
+    # What compression algorithms did to the site's own data, as it (or a talk)
+    # published them, shown beside the exercises whose data compresses: each
+    # {algorithm, ratio, compress_mb_s, decompress_mb_s, source}, checked by the
+    # profile's loader (profiles.py: Compression).
+    compression = models.JSONField(default=list, blank=True)
 
     class Meta:
         db_table = "exercises_siteprofile"  # made before the split (migrations)
@@ -500,31 +505,3 @@ class QuotaSource(models.Model):
                     "there is no directory here to count."
                 }
             )
-
-
-class CompressionFigure(models.Model):
-    """What an algorithm did to a site's own data, as the site (or a talk) published
-    it: how many times less space, and how fast it packed and unpacked it (MB/s, one
-    core, as lzbench gives them). The compression exercises show them beside the
-    space a run's files took on a target that compresses."""
-
-    profile = models.ForeignKey(
-        SiteProfile, on_delete=models.CASCADE, related_name="compression_figures"
-    )
-    order = models.PositiveIntegerField(default=0)
-    algorithm = models.CharField(max_length=32)
-    ratio = models.FloatField(validators=[MinValueValidator(1)], help_text="Bytes in per byte out")
-    compress_mb_s = models.FloatField(null=True, blank=True, validators=[MinValueValidator(0)])
-    decompress_mb_s = models.FloatField(null=True, blank=True, validators=[MinValueValidator(0)])
-    source = models.CharField(max_length=200)
-
-    class Meta:
-        ordering = ["order", "pk"]
-        constraints = [
-            models.UniqueConstraint(
-                fields=["profile", "algorithm"], name="one_figure_per_algorithm"
-            )
-        ]
-
-    def __str__(self) -> str:
-        return f"{self.algorithm}: {self.ratio}x"

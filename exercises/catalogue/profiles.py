@@ -13,7 +13,7 @@ by the models' own validation, so the file has no second schema to keep in step.
 
 Published compression figures of the site's own data, shown beside the compression
 exercises' runs, come as [[compression]] tables (algorithm, ratio, compress_mb_s,
-decompress_mb_s, source); a load replaces the profile's.
+decompress_mb_s, source): SiteProfile.compression.
 
 A reference is a figure the site published for an exercise on a target, kept in the
 unit it was published in, with where it comes from:
@@ -39,7 +39,6 @@ from pydantic import BaseModel, ConfigDict, ValidationError, field_validator, mo
 from exercises.catalogue import lessons
 from exercises.catalogue.models import (
     BANDWIDTH_METRICS,
-    CompressionFigure,
     Exercise,
     MeasuredReference,
     Metric,
@@ -194,20 +193,21 @@ class Compression(BaseModel):
         return self
 
 
-def save_compression(profile: SiteProfile, items: list[Any]) -> None:
-    """The profile's published compression figures, replaced by these."""
+def compression(items: Any) -> list[dict[str, Any]]:
+    """The [[compression]] tables as SiteProfile.compression keeps them; ValueError
+    says which is wrong and why."""
+    if not isinstance(items, list):
+        raise ValueError("compression: a list of tables ([[compression]])")
     figures = []
     for number, item in enumerate(items, start=1):
         try:
-            given = Compression.model_validate(item)
+            figures.append(Compression.model_validate(item).model_dump())
         except ValidationError as e:
             raise ValueError(f"compression {number}: {_problems(e)}") from None
-        figures.append(CompressionFigure(profile=profile, order=number, **given.model_dump()))
-    algorithms = [f.algorithm for f in figures]
+    algorithms = [f["algorithm"] for f in figures]
     if len(set(algorithms)) != len(algorithms):
         raise ValueError("compression: an algorithm is given twice; keep one")
-    profile.compression_figures.all().delete()
-    CompressionFigure.objects.bulk_create(figures)
+    return figures
 
 
 @transaction.atomic
@@ -253,7 +253,8 @@ def load(data: dict[str, Any]) -> SiteProfile:
     for key, raw in claims.items():
         lessons.parse(raw, key, exercise_keys, target_keys, sweeps)
         profile.exercises.filter(key=key).update(claims=raw)
-    save_compression(profile, data.get("compression", []))
+    profile.compression = compression(data.get("compression", []))
+    profile.save(update_fields=["compression"])
     seen: set[tuple[str, str, str]] = set()
     for number, item in enumerate(data.get("references", []), start=1):
         reference = _reference(profile, item, f"reference {number}")

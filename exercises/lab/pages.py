@@ -21,7 +21,6 @@ from exercises.catalogue.figures import Figures
 from exercises.catalogue.models import (
     RATE_METRICS,
     RESULT_FIELD,
-    CompressionFigure,
     Exercise,
     MeasuredReference,
     Metric,
@@ -184,13 +183,13 @@ class Compressed:
     compression algorithms on its data, and what my latest run on each target that
     compresses stored (its name, what it compresses with, the space)."""
 
-    published: list[CompressionFigure]
+    published: list[dict]  # SiteProfile.compression
     mine: list[tuple[str, str, Space]]
 
 
 def compressed(exercise: Exercise, runs: list[BenchmarkRun]) -> Compressed | None:
     """For an exercise of data that compresses (Exercise.compressible), from my_runs
-    (1 query: the published figures); None for any other."""
+    (no query); None for any other."""
     if exercise.compressible is None:
         return None
     mine: dict[int, tuple[str, str, Space]] = {}
@@ -198,7 +197,7 @@ def compressed(exercise: Exercise, runs: list[BenchmarkRun]) -> Compressed | Non
         result = getattr(run, "result", None)
         if run.status == RunStatus.COMPLETED and result and result.space:
             mine.setdefault(run.target_id, (run.target.name, run.target.compression, result.space))
-    return Compressed(list(exercise.profile.compression_figures.all()), list(mine.values()))
+    return Compressed(exercise.profile.compression, list(mine.values()))
 
 
 @dataclass

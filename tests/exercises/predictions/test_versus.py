@@ -13,7 +13,11 @@ from jobs.models import BenchmarkRun, RunResult, RunStatus
 
 pytestmark = pytest.mark.django_db
 
-PREDICTION = {"place_1": "work", "place_2": "tmp"}  # 8b's ranking, fastest first
+# 8b's ranking of the dev site's seven targets, fastest first.
+PREDICTION = {
+    f"place_{i}": key
+    for i, key in enumerate(["tmp", "scratch", "binfs", "global", "project", "work", "home"], 1)
+}
 
 
 def asked(profile, key: str) -> list[tuple[str, str, float]]:
@@ -28,7 +32,10 @@ def test_the_questions_come_from_the_lessons_that_set_two_exercises_side_by_side
     assert asked(dev_profile, "10b") == [("10a/work", "work", 1.25)]
     assert asked(dev_profile, "10d") == [("10c/work", "work", 1.5)]  # its lesson: within 1.5
     assert asked(dev_profile, "11a") == [("11b/project", "project", 1.25)]  # speed, not space
-    assert asked(dev_profile, "2a") == [("1a/global", "global", 1.25), ("1a/scratch", "scratch", 1.25)]
+    assert asked(dev_profile, "2a") == [
+        ("1a/global", "global", 1.25),
+        ("1a/scratch", "scratch", 1.25),
+    ]
     assert asked(dev_profile, "1a") == []  # its lessons compare targets: the ranking asks that
     assert asked(dev_profile, "9") == []  # request sizes of one run
 
@@ -104,9 +111,7 @@ def test_the_class_answers_beside_its_medians() -> None:
     (said,) = class_said([versus], answers, medians, {"work": "$WORK"})
 
     assert said.voters == 6 and said.measured == "faster" and said.ratio == "4.0×"
-    assert said.expected == (
-        "5 expected it faster than 8a; 1 expected it about as fast as 8a"
-    )
+    assert said.expected == ("5 expected it faster than 8a; 1 expected it about as fast as 8a")
     assert class_said([versus], [{}], medians, {}) == []  # nobody answered
 
 
@@ -118,7 +123,9 @@ def test_the_overview_shows_how_the_class_answered(client: Client, dev_profile, 
         trainee = make_user(name)
         Enrollment.objects.create(course=course, user=trainee)
         client.force_login(trainee)
-        client.post("/lab/8b/prediction", PREDICTION | {"against_1": answer})
+        # The course's two targets, fastest first.
+        ranked = {"place_1": "tmp", "place_2": "work", "against_1": answer}
+        assert client.post("/lab/8b/prediction", ranked).status_code == 302
     instructor = make_user(staff=True)
     course.instructors.add(instructor)
     client.force_login(instructor)
