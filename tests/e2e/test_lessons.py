@@ -95,6 +95,8 @@ def test_collective_mpi_io_beats_independent_calls_on_the_network_volume(
     page.get_by_label("8b on $WORK, against 8a:").select_option("faster")
     page.get_by_role("button", name="Save my prediction").click()
     expect(page.locator("#predict")).to_contain_text("Your prediction: $TMPDIR > $SCRATCH")
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.locator("#predict").screenshot(path=ARTIFACTS / "predict-8b.png")
     run_on(page, live_portal, "8b", pair)
     collective = my_medians(page, len(pair))
     expect(page.locator("#against-measured li")).to_contain_text(
