@@ -56,9 +56,9 @@ def test_a_user_uploads_a_log_sees_the_advice_and_runs_the_resembling_exercise(
 
     page.get_by_role("link", name="Run 2a on $TMPDIR and $GLOBAL").click()
     expect(page.get_by_role("heading", name="Random 4 KiB writes, one process")).to_be_visible()
-    expect(page.get_by_label("$TMPDIR")).to_be_checked()
-    expect(page.get_by_label("$GLOBAL")).to_be_checked()
-    expect(page.get_by_label("$HOME")).not_to_be_checked()
+    expect(page.get_by_label("$TMPDIR", exact=True)).to_be_checked()
+    expect(page.get_by_label("$GLOBAL", exact=True)).to_be_checked()
+    expect(page.get_by_label("$HOME", exact=True)).not_to_be_checked()
     page.screenshot(path=ARTIFACTS / "check-my-job-to-2a.png", full_page=True)
 
 
