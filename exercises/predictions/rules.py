@@ -40,7 +40,7 @@ def ranked_targets(
     targets: list[StorageTarget], courses: dict[int, Course | None]
 ) -> list[StorageTarget]:
     """The targets a prediction ranks: those the trainee's open courses teach, when one
-    does (a course of four of the site's six targets asks about those four, which the
+    does (a course of four of the site's seven targets asks about those four, which the
     class compares), else every target of the site. `courses`: target id -> the open
     course a run there counts for (courses.access.open_courses_for)."""
     taught = [t for t in targets if courses.get(t.pk)]
