@@ -248,9 +248,10 @@ def line(
         at = f" at {iec(s.size)}" if s.size else ""
         return f"{s.exercise} on {names.get(s.target, s.target)}{at}"
 
+    # Both sides from one run: a run's space, or two sizes of one sweep.
     one_run = c.faster.run == c.slower.run
     if verdict.holds is None:
-        runs = side(c.faster) if one_run else f"{side(c.faster)} and {side(c.slower)}"
+        runs = side(c.faster.run) if one_run else f"{side(c.faster)} and {side(c.slower)}"
         return Line(c.text, "pending", f"Run {runs} to see it.")
 
     def space(value: float | None) -> str:

@@ -32,6 +32,17 @@ def run_on(page: Page, base_url: str, exercise: str, targets: tuple[str, ...]) -
     )
 
 
+def run_and_lesson_read_whole_on_a_phone(page: Page, base_url: str, run: str, key: str) -> None:
+    """The run page open in the browser (its screenshot named after `run`), then
+    exercise `key`'s lab page, at a phone's width: every table and line wraps, none is cut."""
+    page.set_viewport_size(PHONE)
+    page.reload()
+    cut = reads_whole_on_a_phone(page, f"run-{run}")
+    page.goto(f"{base_url}/lab/{key}/")
+    cut += reads_whole_on_a_phone(page, f"lesson-{key}")
+    assert not cut, "\n".join(cut)
+
+
 def my_medians(page: Page, count: int) -> dict[str, float]:
     """The chart's "My runs: median" per target, as Chart.js holds it."""
     chart = page.wait_for_function(
@@ -124,12 +135,7 @@ def test_collective_mpi_io_beats_independent_calls_on_the_network_volume(
     page.screenshot(path=ARTIFACTS / "run-8a-collective-advice.png", full_page=True)
 
     # Both read whole on a phone: the long call names wrap, no table is cut.
-    page.set_viewport_size(PHONE)
-    page.reload()
-    cut = reads_whole_on_a_phone(page, "run-8a")
-    page.goto(f"{live_portal}/lab/8b/")
-    cut += reads_whole_on_a_phone(page, "lesson-8b")
-    assert not cut, "\n".join(cut)
+    run_and_lesson_read_whole_on_a_phone(page, live_portal, "8a", "8b")
 
 
 def test_a_sweep_of_request_sizes_draws_a_line_per_target_and_says_its_lessons(
@@ -215,12 +221,7 @@ def test_one_large_shared_file_is_written_on_one_server_then_spread_over_both(
     expect(advice).to_contain_text("(exercises 10b and 10a,")
     page.screenshot(path=ARTIFACTS / "run-10a-striping-advice.png", full_page=True)
 
-    page.set_viewport_size(PHONE)
-    page.reload()
-    cut = reads_whole_on_a_phone(page, "run-10a")
-    page.goto(f"{live_portal}/lab/10b/")
-    cut += reads_whole_on_a_phone(page, "lesson-10b")
-    assert not cut, "\n".join(cut)
+    run_and_lesson_read_whole_on_a_phone(page, live_portal, "10a", "10b")
 
 
 def test_data_that_compresses_takes_less_space_and_time_on_the_target_that_compresses(
@@ -281,12 +282,7 @@ def test_data_that_compresses_takes_less_space_and_time_on_the_target_that_compr
     )
     page.screenshot(path=ARTIFACTS / "run-11a-space.png", full_page=True)
 
-    page.set_viewport_size(PHONE)
-    page.reload()
-    cut = reads_whole_on_a_phone(page, "run-11a")
-    page.goto(f"{live_portal}/lab/11a/")
-    cut += reads_whole_on_a_phone(page, "lesson-11a")
-    assert not cut, "\n".join(cut)
+    run_and_lesson_read_whole_on_a_phone(page, live_portal, "11a", "11a")
 
 
 def test_the_advisor_quotes_the_sites_stored_medians(

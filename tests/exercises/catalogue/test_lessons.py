@@ -128,3 +128,10 @@ def test_a_space_claim_that_cannot_be_measured_is_refused(faster, slower, said) 
     raw = [{"faster": faster, "slower": slower, "text": "?"}]
     with pytest.raises(ValueError, match=said):
         parse(raw, "11a")
+
+
+def test_a_lesson_of_one_run_asks_for_that_run_once() -> None:
+    """Two sizes of one sweep, or a run's space: one run shows it."""
+    grows = Claim(Side("9", "global", 2**20), Side("9", "global", 4096), 20.0, "Grows.")
+    (pending,) = judge([grows], {}.get)
+    assert line(pending, {"global": "$GLOBAL"}).detail == "Run 9 on $GLOBAL to see it."
