@@ -214,6 +214,13 @@ WHY_RUNS_VARY = (
 )
 
 
+# A run's space is not disturbed by others: it is its data and the filesystem's doing.
+WHY_SPACE_DIFFERS = (
+    "What a run's files take depends on their data and on how the target compresses it, "
+    "not on who else wrote: the run's page shows what it wrote and what was stored."
+)
+
+
 @dataclass(frozen=True)
 class Crowd:
     """A run that shared its target and wrote well below its quiet figure (quiet.py)."""
@@ -282,7 +289,7 @@ def line(
     needed = f", and the lesson needs {c.factor:g}×" if c.factor > 1 else ""
     if c.within:
         needed = f", and the lesson needs them within {c.within:g}× of each other"
-    why = company or f" {WHY_RUNS_VARY}"
+    why = company or f" {WHY_SPACE_DIFFERS if c.faster.space else WHY_RUNS_VARY}"
     return Line(c.text, "not-shown", f"{figures}{needed}: they do not show it.{why}")
 
 

@@ -111,6 +111,10 @@ def test_a_compression_claim_compares_what_a_run_wrote_with_what_was_stored() ->
     assert line(shown, {"project": "$PROJECT"}).detail == (
         "Your latest run of 11a on $PROJECT: 128 MiB written, 55 MiB stored (2.3×): they show it."
     )
+    # Not shown: no neighbour is to blame for a run's space.
+    assert "depends on their data and on how the target compresses it" in (
+        line(not_all, {"project": "$PROJECT"}).detail
+    )
     # Not measured (a target that does not compress): the lesson waits for one run.
     (pending,) = judge([packs], {written: None}.get)
     assert line(pending, {"project": "$PROJECT"}).detail == "Run 11a on $PROJECT to see it."
