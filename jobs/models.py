@@ -11,7 +11,7 @@ from django.utils import timezone
 from jobs.engines import ENGINE_CHOICES, Workload
 from jobs.figures import RATE_FIELDS, figure, plausible_q, series_figures
 from jobs.places import variable_of
-from jobs.stored import Space
+from jobs.stored import Space, kept
 
 
 class RunStatus(models.TextChoices):
@@ -323,9 +323,7 @@ class RunResult(models.Model):
     @property
     def space(self) -> Space | None:
         """What its files took on a target that compresses, if it was measured."""
-        if self.held_bytes is None or self.stored_bytes is None:
-            return None
-        return Space(held=self.held_bytes, stored=self.stored_bytes)
+        return kept(self.held_bytes, self.stored_bytes)
 
     @property
     def has_figures(self) -> bool:

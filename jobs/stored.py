@@ -37,6 +37,12 @@ class Space(BaseModel):
         return self.held / self.stored if self.stored else None
 
 
+def kept(held: int | None, stored: int | None) -> Space | None:
+    """A result's two columns (RunResult.held_bytes, stored_bytes) as a Space, or None
+    where the run measured none."""
+    return None if held is None or stored is None else Space(held=held, stored=stored)
+
+
 def space_of(output: str) -> Space | None:
     """The output's last space line, or None: none, or numbers that cannot be true
     (a run's figure does not fail for a space it could not measure)."""

@@ -14,6 +14,7 @@ from exercises.catalogue import site_figures
 from exercises.catalogue.models import Exercise, Metric, SiteProfile
 from exercises.catalogue.profiles import active_profile
 from jobs.models import RunResult, RunStatus
+from jobs.stored import Space
 from portal.units import GiB
 
 QuotedFigures = Mapping[str, tuple[float, str]]  # target key -> (median, where it comes from)
@@ -122,7 +123,7 @@ def stored_ratios(profile: SiteProfile) -> dict[str, tuple[float, str]]:
     ).values_list("run__target__key", "held_bytes", "stored_bytes")
     found: dict[str, list[float]] = defaultdict(list)
     for key, held, stored in rows:
-        found[key].append(held / stored)
+        found[key].append(Space(held=held, stored=stored).ratio)
     return {
         key: (
             statistics.median(ratios),

@@ -35,7 +35,7 @@ from jobs.company import annotated, company, company_sql
 from jobs.figures import figure, series_figures
 from jobs.models import UNFINISHED_STATUSES, BenchmarkRun, RunResult, RunStatus
 from jobs.models import Rates as RunRates
-from jobs.stored import Space
+from jobs.stored import Space, kept
 from portal.errors import NotFound
 from portal.units import iec
 
@@ -312,7 +312,7 @@ def lesson_in_company(
         # The run's figure, a sweep's at each size a claim names, its space.
         by_size = dict(series_figures(series, processes))
         run_figure = figure(WRITE, bytes_per_s, processes)
-        took = Space(held=space[0], stored=space[1]) if None not in space else None
+        took = kept(*space)  # held_bytes, stored_bytes
         of_run = {s: s.figure(run_figure, by_size, took) for s in sides if s.run == run}
         latest |= of_run
         if (had := company(found)) is not None:

@@ -7,7 +7,7 @@ will be faster, about as fast, or slower. Their latest runs answer on the lab's 
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Self
 
 from exercises.catalogue import lessons
 from portal.units import ratio_as_shown, times
@@ -69,23 +69,34 @@ def questions(exercise: Any) -> list[Versus]:
 
 
 @dataclass(frozen=True)
-class Said:
-    """What the trainee expected of one question, and what their latest runs say."""
+class Measured:
+    """One question's two figures (MiB/s) and what they say."""
 
     subject: str  # "8b on $WORK"
     other: str  # "8a"
-    expected: str  # an ANSWERS key
-    mine: float | None  # MiB/s of this exercise's run, and the other's
+    mine: float | None  # this exercise's figure on the target, and the other's
     other_mib_s: float | None
-    measured: str | None  # an ANSWERS key; None: not both run yet
+    measured: str | None  # an ANSWERS key; None: not both measured yet
 
-    @property
-    def right(self) -> bool | None:
-        return None if self.measured is None else self.measured == self.expected
-
-    @property
-    def expected_words(self) -> str:
-        return ANSWERS[self.expected]
+    @classmethod
+    def of(
+        cls,
+        versus: Versus,
+        names: Mapping[str, str],
+        mine: float | None,
+        other: float | None,
+        **rest: Any,
+    ) -> Self:
+        """`versus` with these figures; `rest`: the fields of a kind of its own."""
+        target = names.get(versus.target, versus.target)
+        return cls(
+            subject=f"{versus.exercise} on {target}",
+            other=versus.other,
+            mine=mine,
+            other_mib_s=other,
+            measured=versus.answer(mine, other),
+            **rest,
+        )
 
     @property
     def measured_words(self) -> str:
@@ -94,6 +105,21 @@ class Said:
     @property
     def ratio(self) -> str:
         return times(ratio_as_shown(self.mine, self.other_mib_s)) if self.measured else "–"
+
+
+@dataclass(frozen=True)
+class Said(Measured):
+    """What the trainee expected of one question, beside their latest runs."""
+
+    expected: str = ""  # an ANSWERS key
+
+    @property
+    def right(self) -> bool | None:
+        return None if self.measured is None else self.measured == self.expected
+
+    @property
+    def expected_words(self) -> str:
+        return ANSWERS[self.expected]
 
 
 def said(
@@ -111,39 +137,16 @@ def said(
             continue
         verdict = by_claim.get(versus.claim)
         mine, other = versus.sides(verdict.fast, verdict.slow) if verdict else (None, None)
-        target = names.get(versus.target, versus.target)
-        found.append(
-            Said(
-                subject=f"{versus.exercise} on {target}",
-                other=versus.other,
-                expected=against[versus.key],
-                mine=mine,
-                other_mib_s=other,
-                measured=versus.answer(mine, other),
-            )
-        )
+        found.append(Said.of(versus, names, mine, other, expected=against[versus.key]))
     return found
 
 
 @dataclass(frozen=True)
-class ClassSaid:
-    """How a class answered one question, and what its medians say."""
+class ClassSaid(Measured):
+    """How a class answered one question, beside its medians."""
 
-    subject: str  # "8b on $WORK"
-    other: str  # "8a"
-    counts: tuple[tuple[str, str, int], ...]  # (ANSWERS key, its words, how many)
-    voters: int
-    mine: float | None  # the class's median MiB/s of this exercise, and of the other
-    other_mib_s: float | None
-    measured: str | None
-
-    @property
-    def ratio(self) -> str:
-        return times(ratio_as_shown(self.mine, self.other_mib_s)) if self.measured else "–"
-
-    @property
-    def measured_words(self) -> str:
-        return ANSWERS.get(self.measured or "", "")
+    counts: tuple[tuple[str, str, int], ...] = ()  # (ANSWERS key, its words, how many)
+    voters: int = 0
 
     @property
     def expected(self) -> str:
@@ -168,16 +171,8 @@ def class_said(
             continue
         mine = medians.get((versus.exercise, versus.target))
         other = medians.get((versus.other, versus.target))
-        target = names.get(versus.target, versus.target)
+        counts = tuple((a, words, given[a]) for a, words in ANSWERS.items())
         found.append(
-            ClassSaid(
-                subject=f"{versus.exercise} on {target}",
-                other=versus.other,
-                counts=tuple((a, words, given[a]) for a, words in ANSWERS.items()),
-                voters=sum(given.values()),
-                mine=mine,
-                other_mib_s=other,
-                measured=versus.answer(mine, other),
-            )
+            ClassSaid.of(versus, names, mine, other, counts=counts, voters=sum(given.values()))
         )
     return found
