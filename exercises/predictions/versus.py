@@ -40,10 +40,11 @@ class Versus:
         return (fast, slow) if mine_first else (slow, fast)
 
     def answer(self, mine: float | None, other: float | None) -> str | None:
-        """What two figures say: faster, same or slower; None without both."""
+        """What two figures say: faster, same or slower; None without both. Of the
+        figures as the page shows them, so that the word agrees with the ratio beside it."""
         if not mine or not other:
             return None
-        ratio = mine / other
+        ratio = ratio_as_shown(mine, other)
         if 1 / self.within <= ratio <= self.within:
             return "same"
         return "faster" if ratio > 1 else "slower"

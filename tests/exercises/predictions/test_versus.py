@@ -134,3 +134,11 @@ def test_the_overview_shows_how_the_class_answered(client: Client, dev_profile, 
 
     assert "8b on $WORK, against 8a: 1 expected it faster than 8a; 1 expected it about" in page
     assert "Not measured by the class yet" in page
+
+
+def test_the_answer_agrees_with_the_figures_as_the_page_shows_them(dev_profile) -> None:
+    """50.04 against 40.0 MiB/s shows as 50.0 and 40.0, 1.25×: about as fast (within
+    1.25), not faster, though the unrounded ratio is a hair above."""
+    (versus,) = questions(dev_profile.exercises.get(key="8b"))
+    assert versus.answer(50.04, 40.0) == "same"
+    assert versus.answer(50.2, 40.0) == "faster" and versus.answer(40.0, 50.2) == "slower"
