@@ -38,6 +38,11 @@ BY_LOG_ALONE = {
 # runs each size as a process of its own, one after the other: its log is six
 # processes each streaming a file of its own, 1b's shape.
 BY_WHAT_REACHED_THE_FILES = {"8b": "1a-ior", "9": "1b"}
+# Which size is the sweep's most common one is a near tie: on $SCRATCH (2,000 requests a
+# second) 4, 16, 64 and 256 KiB each get about 2,000 requests in their second, and
+# whichever got a few more names the log. 4 KiB makes it 8a's (pieces of 4 KiB; a run
+# under load did so), the larger ones 1b's: either is a name the log can bear.
+TIED = {"9": {"1b", "8a"}}
 
 
 def small(exercise):
@@ -94,6 +99,8 @@ def test_every_dev_exercise_is_recognised_as_itself(
         # Named by what it ran: its I/O is as close to its own exercise as to any other
         # (a log alone is named as Check my job names it, and advised on its figures).
         seen = BY_WHAT_REACHED_THE_FILES.get(key, key)
+        if resembles in TIED.get(key, ()):
+            seen = resembles
         assert resembles == seen, (key, resembles, shapes[key])
         assert model == BY_LOG_ALONE.get(seen, seen), (key, model, shapes[key])
         # Advised as the lesson says: the first target is none the exercise shows slower
