@@ -23,7 +23,7 @@ runs do (bench/test_lessons.py), which is how a site knows its exercises teach.
 
 import math
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from jobs.figures import shown
@@ -115,16 +115,8 @@ def parse(
             if not (math.isfinite(value) and value >= 1):
                 raise ValueError(f"{which}: {name} {value} is not 1 or more")
         faster, slower = (
-            _side(item[name], exercise, *known, which) for name in ("faster", "slower")
+            side_of(item[name], exercise, which, *known, sweeps) for name in ("faster", "slower")
         )
-        for side in (faster, slower) if sweeps is not None else ():
-            swept = set(sweeps.get(side.exercise, ()))
-            if side.size and side.size not in swept:
-                sizes = ", ".join(iec(size) for size in sorted(swept)) or "none, it is no sweep"
-                raise ValueError(
-                    f"{which}: exercise {side.exercise!r} writes no {iec(side.size)} requests "
-                    f"of their own (its sizes: {sizes})"
-                )
         if faster == slower:
             raise ValueError(f"{which}: {faster} is compared with itself")
         if bool(faster.space) != bool(slower.space):
@@ -136,9 +128,18 @@ def parse(
     return claims
 
 
-def _side(
-    value: Any, exercise: str, exercises: set[str] | None, targets: set[str] | None, which: str
+def side_of(
+    value: Any,
+    exercise: str,
+    which: str,
+    exercises: set[str] | None = None,
+    targets: set[str] | None = None,
+    sweeps: dict[str, Iterable[int]] | None = None,
 ) -> Side:
+    """A side as a profile names it ("tmp", "1a/global", "global@4KiB",
+    "project:stored") for exercise `exercise`, checked against the profile's exercise
+    and target keys and sweeps where given; ValueError, beginning with `which`, says
+    what to fix. Claims and findings (findings.py) name their sides alike."""
     if not isinstance(value, str):
         raise ValueError(f"{which}: {value!r} is not a target key or exercise/target")
     value, colon, space = value.partition(":")
@@ -155,6 +156,14 @@ def _side(
         raise ValueError(f"{which}: no exercise {side.exercise!r} in this profile")
     if targets is not None and side.target not in targets:
         raise ValueError(f"{which}: no target {side.target!r} in this profile")
+    if sweeps is not None and side.size:
+        swept = set(sweeps.get(side.exercise, ()))
+        if side.size not in swept:
+            sizes = ", ".join(iec(size) for size in sorted(swept)) or "none, it is no sweep"
+            raise ValueError(
+                f"{which}: exercise {side.exercise!r} writes no {iec(side.size)} requests "
+                f"of their own (its sizes: {sizes})"
+            )
     return side
 
 
@@ -208,9 +217,11 @@ def sides(claims: Iterable[Claim]) -> set[Side]:
     return {s for c in claims for s in (c.faster, c.slower)}
 
 
+# A claim not shown where the portal knows of nothing that stood in its way.
 WHY_RUNS_VARY = (
-    "A single run can be disturbed by whatever else used the node or the disk at that "
-    "moment: run both again, and compare with the site's measured median below."
+    "Neither run shared its target with another of the portal's runs, and no canary "
+    "read its target slow then: a single run can still be disturbed by what the portal "
+    "does not see (other jobs on the node or the disk). Run both again."
 )
 
 
@@ -232,6 +243,21 @@ class Crowd:
 
 
 @dataclass(frozen=True)
+class Beside:
+    """What the portal knows beside a trainee's verdict: the sides whose latest run
+    shared its target and paid for it (quiet.py: Shared.paid), the storage's weather
+    while a side's run went (a sentence each, said only where it read slow), the same
+    claim judged on the site's quiet figures and where they come from, and the key of
+    the exercise that teaches how runs scatter (spread_exercise)."""
+
+    crowded: dict[Side, Crowd] = field(default_factory=dict)
+    weather: dict[Side, str] = field(default_factory=dict)
+    quiet: "Verdict | None" = None
+    quiet_source: str = ""
+    spread: str | None = None
+
+
+@dataclass(frozen=True)
 class Line:
     """A verdict as the lab page says it."""
 
@@ -240,57 +266,93 @@ class Line:
     detail: str
 
 
-def line(
-    verdict: Verdict,
-    names: dict[str, str],
-    crowded: dict[Side, Crowd] | None = None,
-    spread: str | None = None,
-) -> Line:
-    """`crowded`: the sides whose latest run shared its target and paid for it
-    (quiet.py: Shared.paid); `spread`: the key of the exercise that teaches how runs
-    scatter (spread_exercise)."""
+def side_name(s: Side, names: dict[str, str]) -> str:
+    """ "2a on $TMPDIR", "9 on $GLOBAL at 4 KiB" """
+    at = f" at {iec(s.size)}" if s.size else ""
+    return f"{s.exercise} on {names.get(s.target, s.target)}{at}"
+
+
+def figures_said(verdict: Verdict, whose: str, names: dict[str, str]) -> str:
+    """ "Your latest runs: 2a on $TMPDIR 4,148.4 MiB/s, 2a on $GLOBAL 1.6 MiB/s
+    (2,593×)"; of one run's space, "Your latest run of 11a on $PROJECT: 128 MiB
+    written, 56.1 MiB stored (2.3×)". `whose`: "Your latest runs" or the site's."""
     c = verdict.claim
-
-    def side(s: Side) -> str:
-        at = f" at {iec(s.size)}" if s.size else ""
-        return f"{s.exercise} on {names.get(s.target, s.target)}{at}"
-
-    # Both sides from one run: a run's space, or two sizes of one sweep.
-    one_run = c.faster.run == c.slower.run
-    if verdict.holds is None:
-        runs = side(c.faster.run) if one_run else f"{side(c.faster)} and {side(c.slower)}"
-        return Line(c.text, "pending", f"Run {runs} to see it.")
 
     def space(value: float | None) -> str:
         """MiB of space as the run's page gives it (its bytes)."""
         return iec(value * MiB) if value is not None else "–"
 
-    if c.faster.space and one_run:
-        figures = (
-            f"Your latest run of {side(c.faster)}: {space(verdict.fast)} {c.faster.space}, "
+    if c.faster.space and c.faster.run == c.slower.run:
+        whose = "Your latest run" if whose == "Your latest runs" else whose
+        return (
+            f"{whose} of {side_name(c.faster, names)}: {space(verdict.fast)} {c.faster.space}, "
             f"{space(verdict.slow)} {c.slower.space} ({times(verdict.ratio)})"
         )
-    else:
 
-        def said(s: Side, value: float | None) -> str:
-            if s.space:
-                return f"{side(s)} {space(value)} {s.space}"
-            return f"{side(s)} {shown(value)} MiB/s"
+    def said(s: Side, value: float | None) -> str:
+        if s.space:
+            return f"{side_name(s, names)} {space(value)} {s.space}"
+        return f"{side_name(s, names)} {shown(value)} MiB/s"
 
-        figures = (
-            f"Your latest runs: {said(c.faster, verdict.fast)}, {said(c.slower, verdict.slow)} "
-            f"({times(verdict.ratio)})"
-        )
+    return (
+        f"{whose}: {said(c.faster, verdict.fast)}, {said(c.slower, verdict.slow)} "
+        f"({times(verdict.ratio)})"
+    )
+
+
+def line(verdict: Verdict, names: dict[str, str], beside: Beside | None = None) -> Line:
+    """The verdict in the lab's words; where the trainee's figures do not show the
+    lesson, what stood in its way (`beside`) and the site's quiet figures of the same
+    pair, so that the lesson still teaches."""
+    c = verdict.claim
+    beside = beside or Beside()
+    # Both sides from one run: a run's space, or two sizes of one sweep.
+    one_run = c.faster.run == c.slower.run
+    if verdict.holds is None:
+        if one_run:
+            runs = side_name(c.faster.run, names)
+        else:
+            runs = f"{side_name(c.faster, names)} and {side_name(c.slower, names)}"
+        return Line(c.text, "pending", f"Run {runs} to see it.{_quiet(beside, names)}")
+    figures = figures_said(verdict, "Your latest runs", names)
     company = in_company(
-        [(side(s), crowded[s]) for s in (c.faster, c.slower) if s in (crowded or {})], spread
+        [
+            (side_name(s, names), beside.crowded[s])
+            for s in (c.faster, c.slower)
+            if s in beside.crowded
+        ],
+        beside.spread,
     )
     if verdict.holds:
         return Line(c.text, "shown", f"{figures}: they show it.{company}")
     needed = f", and the lesson needs {c.factor:g}×" if c.factor > 1 else ""
     if c.within:
         needed = f", and the lesson needs them within {c.within:g}× of each other"
-    why = company or f" {WHY_SPACE_DIFFERS if c.faster.space else WHY_RUNS_VARY}"
-    return Line(c.text, "not-shown", f"{figures}{needed}: they do not show it.{why}")
+    weather = " ".join(beside.weather[s] for s in (c.faster, c.slower) if s in beside.weather)
+    if c.faster.space:
+        why = f" {WHY_SPACE_DIFFERS}"
+    elif company or weather:
+        why = f"{company}{' ' + weather if weather else ''}"
+    else:
+        why = f" {WHY_RUNS_VARY}"
+    return Line(
+        c.text,
+        "not-shown",
+        f"{figures}{needed}: they do not show it.{why}{_quiet(beside, names)}",
+    )
+
+
+def _quiet(beside: Beside, names: dict[str, str]) -> str:
+    """The same pair on the site's quiet figures: ' The site's quiet figures
+    (calibration round 3, ...): ... (2,593×): they show it.'; '' without both."""
+    verdict = beside.quiet
+    if verdict is None or verdict.holds is None:
+        return ""
+    whose = "The site's quiet figures" + (
+        f" ({beside.quiet_source})" if beside.quiet_source else ""
+    )
+    says = "they show it" if verdict.holds else "they do not show it either"
+    return f" {figures_said(verdict, whose, names)}: {says}."
 
 
 def in_company(paid: list[tuple[str, Crowd]], spread: str | None) -> str:

@@ -10,7 +10,7 @@ from django.core.validators import MaxValueValidator, MinValueValidator, RegexVa
 from django.db import models
 from django.utils import timezone
 
-from exercises.catalogue import lessons
+from exercises.catalogue import findings, lessons, outcomes
 from jobs.engines import ENGINE_CHOICES, Pattern, Target, Workload, get_engine
 from jobs.figures import RATE_FIELDS
 from jobs.places import variable_of
@@ -273,6 +273,10 @@ class Exercise(models.Model):
     # What one run of it should show (exercises/catalogue/lessons.py), e.g.
     # {"faster": "tmp", "slower": "global", "factor": 5, "text": "..."}.
     claims = models.JSONField(default=list, blank=True)
+    # What its figures say, in words chosen from them when a page is drawn
+    # (exercises/catalogue/findings.py), e.g. {"side": "tmp", "against": "8a/tmp",
+    # "higher": "...", "alike": "...", "lower": "..."}.
+    findings = models.JSONField(default=list, blank=True)
     engine = models.CharField(
         max_length=8, choices=ENGINE_CHOICES, blank=True, help_text="Empty: the site's engine"
     )
@@ -331,14 +335,23 @@ class Exercise(models.Model):
             get_engine(self.runs_with).command(self.workload, Target(directory="/check"))
         except ValueError as e:
             raise ValidationError(str(e)) from None
-        if self.claims and self.profile_id:
+        if (self.claims or self.findings) and self.profile_id:
             sweeps = {e.key: e.block_sizes for e in self.profile.exercises.all()}
             sweeps[self.key] = self.block_sizes
             targets = {t.key for t in self.profile.targets.all()}
-            try:
-                lessons.parse(self.claims, self.key, set(sweeps), targets, sweeps)
-            except ValueError as e:
-                raise ValidationError({"claims": str(e)}) from None
+            for field, parse in (("claims", lessons.parse), ("findings", findings.parse)):
+                try:
+                    parse(getattr(self, field), self.key, set(sweeps), targets, sweeps)
+                except ValueError as e:
+                    raise ValidationError({field: str(e)}) from None
+        # Its prose states no outcome that neither a claim nor a finding holds.
+        prose = {field: getattr(self, field) for field in outcomes.EXERCISE_PROSE}
+        held = [c.get("text", "") for c in self.claims if isinstance(c, dict)]
+        held += [
+            f.get(way, "") for f in self.findings if isinstance(f, dict) for way in findings.WAYS
+        ]
+        if unheld := outcomes.unheld({"exercises": [{"key": self.key, **prose}]}, held):
+            raise ValidationError(str(unheld[0]))
 
 
 class Metric(models.TextChoices):
@@ -433,6 +446,12 @@ class MeasuredReference(models.Model):
     low = models.FloatField()
     high = models.FloatField()
     measured_at = models.DateTimeField(default=timezone.now)
+    # A sweep's write figure at each request size, as its runs measured them: the
+    # median at each size, bytes (as text, JSON's keys) -> MiB/s. Empty: no sweep.
+    by_size = models.JSONField(default=dict, blank=True)
+    # On a target that compresses: the medians of what the runs' files held and what
+    # was stored for them, bytes ({"held": ..., "stored": ...}). Empty: not measured.
+    space = models.JSONField(default=dict, blank=True)
 
     class Meta:
         db_table = "exercises_measuredreference"  # made before the split (migrations)
@@ -446,6 +465,11 @@ class MeasuredReference(models.Model):
         return (
             f"{self.exercise.key} on {self.target}: {self.get_metric_display()} {self.median:.3g}"
         )
+
+    @property
+    def sizes(self) -> dict[int, float]:
+        """by_size with its keys as numbers: request bytes -> median MiB/s."""
+        return {int(size): value for size, value in (self.by_size or {}).items()}
 
 
 class QuotaCollector(models.TextChoices):

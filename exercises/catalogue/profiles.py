@@ -5,7 +5,9 @@ A target may carry a `[targets.quota]` table (collector, filesystem): how its us
 collected, see quota_sources.py; and a `[targets.purge]` table (days, by, exempt): which
 files the site's purge removes, see purges.py.
 
-An exercise may state what one run of it should show, as `claims` (lessons.py).
+An exercise may state what one run of it should show, as `claims` (lessons.py), and
+what its figures say in words chosen from them, as `findings` (findings.py). Its prose
+states no other outcome (outcomes.py): the loader refuses one, naming where.
 
 The [profile] table and the references are checked by the pydantic models below; a
 target's and an exercise's fields are their models' (StorageTarget, Exercise), checked
@@ -36,7 +38,7 @@ from django.core.management.base import CommandError
 from django.db import transaction
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator, model_validator
 
-from exercises.catalogue import lessons
+from exercises.catalogue import findings, lessons, outcomes
 from exercises.catalogue.models import (
     BANDWIDTH_METRICS,
     Exercise,
@@ -210,8 +212,31 @@ def compression(items: Any) -> list[dict[str, Any]]:
     return figures
 
 
+def held_sentences(data: dict[str, Any]) -> list[str]:
+    """The sentences of a profile that figures hold: its claims' texts and its
+    findings' (outcomes.py)."""
+    held = []
+    for exercise in data.get("exercises", []):
+        for claim in exercise.get("claims", []) if isinstance(exercise, dict) else []:
+            if isinstance(claim, dict) and isinstance(claim.get("text"), str):
+                held.append(claim["text"])
+        for finding in exercise.get("findings", []) if isinstance(exercise, dict) else []:
+            if isinstance(finding, dict):
+                held += [finding[w] for w in findings.WAYS if isinstance(finding.get(w), str)]
+    return held
+
+
+def check_outcomes(data: dict[str, Any]) -> None:
+    """Refuses a profile whose prose states an outcome no figure holds (outcomes.py),
+    naming where and the words."""
+    if unheld := outcomes.unheld(data, held_sentences(data)):
+        more = f" (and {len(unheld) - 1} more)" if len(unheld) > 1 else ""
+        raise ValueError(f"{unheld[0]}{more}")
+
+
 @transaction.atomic
 def load(data: dict[str, Any]) -> SiteProfile:
+    check_outcomes(data)
     try:
         head = Head.model_validate(data["profile"])
     except ValidationError as e:
@@ -232,14 +257,21 @@ def load(data: dict[str, Any]) -> SiteProfile:
         save_quota_source(target, quota)
         save_purge(target, purge)
     claims: dict[str, list] = {}
+    found: dict[str, list] = {}
     for order, item in enumerate(data.get("exercises", [])):
         before = profile.exercises.filter(key=item["key"]).first()
-        # Claims name other exercises, perhaps later ones: set once all are in.
+        # Claims and findings name other exercises, perhaps later ones: set once all are in.
         claims[item["key"]] = item.pop("claims", [])
+        found[item["key"]] = item.pop("findings", [])
         exercise, _ = Exercise.objects.update_or_create(
             profile=profile,
             key=item["key"],
-            defaults={"order": order, "claims": [], **_pick(item, EXERCISE_FIELDS, "exercise")},
+            defaults={
+                "order": order,
+                "claims": [],
+                "findings": [],
+                **_pick(item, EXERCISE_FIELDS, "exercise"),
+            },
         )
         exercise.full_clean()
         if before is not None and _measures_differently(before, exercise):
@@ -252,7 +284,8 @@ def load(data: dict[str, Any]) -> SiteProfile:
     sweeps = dict(profile.exercises.values_list("key", "block_sizes"))
     for key, raw in claims.items():
         lessons.parse(raw, key, exercise_keys, target_keys, sweeps)
-        profile.exercises.filter(key=key).update(claims=raw)
+        findings.parse(found[key], key, exercise_keys, target_keys, sweeps)
+        profile.exercises.filter(key=key).update(claims=raw, findings=found[key])
     profile.compression = compression(data.get("compression", []))
     profile.save(update_fields=["compression"])
     seen: set[tuple[str, str, str]] = set()

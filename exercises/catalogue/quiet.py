@@ -15,11 +15,12 @@ from django.db.models import Q
 from django.utils import timezone
 
 from exercises.catalogue.figures import SiteReferences
-from exercises.catalogue.lessons import Crowd
-from exercises.catalogue.models import MeasuredReference, Metric
+from exercises.catalogue.lessons import Crowd, Side
+from exercises.catalogue.models import MeasuredReference, Metric, ReferenceResult
 from jobs.company import Company
 from jobs.figures import shown
 from jobs.models import BenchmarkRun
+from jobs.stored import Space, kept
 from portal.units import ratio_as_shown
 
 # A run that shared and wrote less than this share of the quiet figure is said to have
@@ -166,3 +167,69 @@ def shared(
         quiet=quiets.get((run.exercise_id, run.target_id)),
         running=run.is_unfinished,
     )
+
+
+@dataclass(frozen=True)
+class QuietRun:
+    """The site's quiet figures of an exercise on a target: its write MiB/s, a sweep's
+    at each request size, the space its files took; and where they come from."""
+
+    median: float
+    sizes: dict[int, float]
+    space: Space | None
+    source: str  # "calibration round 3, 24 November 2026", "published: VSC-3 course (2019)"
+
+    def figure(self, side: Side) -> float | None:
+        """`side`'s figure, as lessons.Side.figure reads a run's."""
+        return side.figure(self.median, self.sizes, self.space)
+
+
+@dataclass(frozen=True)
+class QuietSides:
+    """The site's quiet figures of the sides a lesson names: (exercise key, target key)
+    -> QuietRun. A calibration's where it has one, else the site's published figure."""
+
+    runs: dict[tuple[str, str], QuietRun]
+
+    def figure(self, side: Side) -> float | None:
+        run = self.runs.get((side.exercise, side.target))
+        return run.figure(side) if run else None
+
+    def source(self, side: Side) -> str:
+        run = self.runs.get((side.exercise, side.target))
+        return run.source if run else ""
+
+
+def quiet_sides(published: Iterable[tuple], measured: Iterable[tuple]) -> QuietSides:
+    """From the site's published write figures (exercise key, target key, value, unit,
+    source) and its measured ones (exercise key, target key, median, by_size, space,
+    round, measured at): a calibration's where there is one (no query)."""
+    runs: dict[tuple[str, str], QuietRun] = {}
+    for exercise_key, target_key, value, unit, source in published:
+        mib_s = ReferenceResult(value=value, unit=unit).mib_s
+        if mib_s is not None:
+            runs[(exercise_key, target_key)] = QuietRun(mib_s, {}, None, f"published: {source}")
+    for exercise_key, target_key, median, by_size, space, round_, at in measured:
+        runs[(exercise_key, target_key)] = QuietRun(
+            median,
+            {int(size): value for size, value in (by_size or {}).items()},
+            _space(space),
+            _measured_by(round_, at),
+        )
+    return QuietSides(runs)
+
+
+def _measured_by(round_: int | None, at: datetime | None) -> str:
+    """ "calibration round 3, 24 November 2026" """
+    day = f"{timezone.localtime(at):%-d %B %Y}" if at else ""
+    said = f"calibration round {round_}" if round_ else "the site's calibration"
+    return f"{said}, {day}" if day else said
+
+
+def _space(space: dict | None) -> Space | None:
+    """A measured reference's space (medians in bytes), or None: none, or edited past
+    what can be true."""
+    try:
+        return kept((space or {}).get("held"), (space or {}).get("stored"))
+    except ValueError:
+        return None

@@ -13,9 +13,18 @@ from collections import OrderedDict
 from dataclasses import dataclass
 
 from django.db import connection
+from django.db.models import F
 
-from exercises.catalogue.figures import SiteReferences, site_references
-from exercises.catalogue.models import Exercise, StorageTarget
+from exercises.catalogue import findings, lessons
+from exercises.catalogue.figures import SiteReferences
+from exercises.catalogue.models import (
+    Exercise,
+    MeasuredReference,
+    Metric,
+    ReferenceResult,
+    StorageTarget,
+)
+from exercises.catalogue.quiet import QuietSides, quiet_sides
 
 # An SQL expression over `e` (the exercise's row) and `p` (its profile's row): it
 # changes whenever any of them, the profile's targets or the exercise's published or
@@ -26,7 +35,15 @@ SITE_HASH = """md5(concat_ws('|', p::text, e::text,
     (SELECT string_agg(r::text, '|' ORDER BY r.id)
        FROM exercises_referenceresult r WHERE r.exercise_id = e.id),
     (SELECT string_agg(m::text, '|' ORDER BY m.id)
-       FROM exercises_measuredreference m WHERE m.exercise_id = e.id)))"""
+       FROM exercises_measuredreference m WHERE m.exercise_id = e.id),
+    -- The quiet figures of the other exercises its lesson and findings name (Site.quiet):
+    -- a calibration updates every row it measured (measured_at), a reload replaces them.
+    (SELECT concat_ws(',', count(*), max(m.id), max(m.measured_at), sum(m.median))
+       FROM exercises_measuredreference m JOIN exercises_exercise x ON x.id = m.exercise_id
+       WHERE x.profile_id = p.id),
+    (SELECT concat_ws(',', count(*), max(r.id), sum(r.value))
+       FROM exercises_referenceresult r JOIN exercises_exercise x ON x.id = r.exercise_id
+       WHERE x.profile_id = p.id)))"""
 
 # An exercise's id and its site's hash; WHERE names the exercise.
 _HASH_OF = f"""
@@ -49,6 +66,8 @@ class Site:
     exercise: Exercise  # its profile with it
     targets: list[StorageTarget]  # the profile's, in their order
     references: SiteReferences  # for the exercise on those targets
+    # The site's quiet figures of every side its claims and findings name.
+    quiet: QuietSides
 
 
 def site(exercise_id: int, site_hash: str) -> Site:
@@ -82,4 +101,47 @@ def site_of_key(profile: str, key: str) -> Site | None:
 def _load(exercise_id: int) -> Site:
     exercise = Exercise.objects.select_related("profile").get(pk=exercise_id)
     targets = list(exercise.profile.targets.all())
-    return Site(exercise, targets, site_references([exercise], targets))
+    named = lessons.sides(lessons.claims_of(exercise)) | findings.sides(
+        findings.findings_of(exercise)
+    )
+    # The site's figures of this exercise, and the quiet ones of every exercise its
+    # claims and findings name, in the same two queries.
+    keys = {exercise.key} | {side.exercise for side in named}
+    published = list(
+        ReferenceResult.objects.filter(
+            exercise__profile_id=exercise.profile_id, exercise__key__in=keys
+        ).annotate(exercise_key=F("exercise__key"), target_key=F("target__key"))
+    )
+    measured = list(
+        MeasuredReference.objects.filter(
+            exercise__profile_id=exercise.profile_id, exercise__key__in=keys, metric=Metric.WRITE
+        ).values_list(
+            "exercise_id",
+            "target_id",
+            "median",
+            "low",
+            "high",
+            "measured_at",
+            "calibration_id",
+            "exercise__key",
+            "target__key",
+            "by_size",
+            "space",
+        )
+    )
+    references = SiteReferences(
+        [r for r in published if r.exercise_id == exercise.pk],
+        [row[:7] for row in measured if row[0] == exercise.pk],
+    )
+    quiet = quiet_sides(
+        [
+            (r.exercise_key, r.target_key, r.value, r.unit, r.source)
+            for r in published
+            if r.metric == Metric.WRITE
+        ],
+        [
+            (e, t, median, by_size, space, round_, at)
+            for (_, _, median, _, _, at, round_, e, t, by_size, space) in measured
+        ],
+    )
+    return Site(exercise, targets, references, quiet)

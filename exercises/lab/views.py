@@ -187,7 +187,8 @@ def _panel_context(request: HttpRequest, panel: pages.PanelState) -> dict:
             run.waiting_place = places.get(run.pk)
     # Also while a completed run's figure is being read: it shows a moment after.
     polling = any(run.status in UNFINISHED_STATUSES or run.figure_pending for run in runs)
-    lesson, verdicts = pages.lesson_lines(exercise, request.user, figures, measured)
+    lesson = pages.lesson_lines(exercise_site, request.user, measured)
+    verdicts = lesson.verdicts
     # Once there are runs, what they say of my prediction, if I made one, and of my
     # answers against other exercises (the lesson's figures).
     predicted, against = None, []
@@ -205,7 +206,8 @@ def _panel_context(request: HttpRequest, panel: pages.PanelState) -> dict:
         "rates": pages.rates(exercise, request.user, figures)
         if exercise.measures_metadata
         else None,
-        "lesson": lesson,
+        "lesson": lesson.lines,
+        "findings": lesson.findings,
         "against": against,
         "sweep": pages.sweep(exercise, runs),
         "predicted": predicted,
