@@ -32,6 +32,7 @@ OUTCOME = re.compile(
     r"|gain|gains|gained|gaining"
     # To lose data is no outcome of a figure: "a crash can lose what it holds".
     r"|(?:lose|loses|losing)(?!\s+(?:or\s+\w+\s+)?(?:data|what|files|it\b|them|results))"
+    r"|(?<!\ba )lost(?!\s+(?:if|when|in|on|with|for)\b)"
     r"|wins?|won|winning"
     r"|scales|scaled|scaling"
     r"|speeds? up|sped up|speed-?ups?"
