@@ -86,17 +86,18 @@ for _ in $(seq 100); do
 done
 port_open || die "the web server did not answer on $WEB_ADDR within 20s (log: $LOG_DIR/web.log)"
 
-# The first start calibrates the site once, so a newcomer's first chart already shows
-# what the dev targets measured: a round of DEMO_CALIBRATION_EXERCISES on every target
-# (6, mdtest, is the metadata canary's usual: exercises/weather/canaries.py),
-# three times each, as the instructor's cluster account, that Celery beat and the worker
-# carry on while the portal serves (exercises/calibration/rounds.py). Once the web server
-# answers: the jobs post their results to it. Later starts find measured references
-# and start nothing. A whole-site round is on the calibration page (or `manage.py
-# calibrate --user instructor --repeat 3`).
+# The first start calibrates the site, so that every exercise page has the site's quiet
+# figures to compare with (exercises/calibration/rounds.py), as the instructor's cluster
+# account, carried on by Celery beat and the worker while the portal serves: first the
+# demo course's first exercises (1a, 1b, 2a, 2b) once on every target, whose figures come
+# within minutes; then every exercise three times on every target, which takes longer
+# (each exercise page says how far it is). Once the web server answers: the jobs post
+# their results to it. A later start measures only what has no figure yet (an exercise
+# added or changed), and nothing while a round goes. DEMO_CALIBRATION_EXERCISES limits
+# the rounds to those exercises.
 CALIBRATION_PARALLEL=$DEV_CALIBRATION_PARALLEL \
   "$VENV/bin/python" manage.py calibrate --if-unmeasured --user instructor --repeat 3 \
-  --exercises "${DEMO_CALIBRATION_EXERCISES:-1a,1b,2a,2b,6}" ||
+  --first 1a,1b,2a,2b --first-repeat 1 ${DEMO_CALIBRATION_EXERCISES:+--exercises "$DEMO_CALIBRATION_EXERCISES"} ||
   say "the first calibration did not start (above); the portal serves without measured references"
 
 cat <<TXT

@@ -19,6 +19,10 @@ class Calibration(models.Model):
     # What it runs: these exercises on these targets, by key, in this order.
     exercise_keys = models.JSONField(default=list)
     target_keys = models.JSONField(default=list)
+    # The exercises of the round that follows it, started as it ends (rounds.py): a
+    # site's first exercises measured first, the rest after them (make demo).
+    then_exercise_keys = models.JSONField(default=list, blank=True)
+    then_repeat = models.PositiveSmallIntegerField(null=True, blank=True)  # None: its own
     started_at = models.DateTimeField(default=timezone.now)
     finished_at = models.DateTimeField(null=True, blank=True)
     summary = models.TextField(blank=True)

@@ -47,6 +47,7 @@ from exercises.quotas.checks import quota_problem
 from jobs.engines import get_engine
 from jobs.figures import shown
 from jobs.models import ACTIVE_STATUSES, BenchmarkRun, RunStatus
+from jobs.stored import Space
 from jobs.submission import cancel_all
 from portal.models import ClusterAccount
 
@@ -83,20 +84,30 @@ def start_round(
     repeat: int,
     exercise_keys: list[str] | None = None,
     target_keys: list[str] | None = None,
+    then_exercise_keys: list[str] | None = None,
+    then_repeat: int | None = None,
 ) -> Calibration:
     """Starts a round of `profile` run as `user`'s cluster account, and its first
-    runs; the exercises and targets named (all of them by default)."""
+    runs; the exercises and targets named (all of them by default). `then_exercise_keys`:
+    the exercises of a round that follows it on the same targets, started as it ends,
+    `then_repeat` times each (by default, as this one)."""
     if not may_calibrate(user):
         raise CalibrationRefused(
             f"{user.get_username()} may not calibrate the site: a round runs every exercise "
             "on every target several times, and its figures become the site's reference. "
             'Staff do it, or whom they give the permission "Can calibrate the site".'
         )
-    if not 1 <= repeat <= MAX_REPEAT:
-        raise CalibrationRefused(f"Repeat each run 1 to {MAX_REPEAT} times, not {repeat}.")
+    for times in (repeat, then_repeat or repeat):
+        if not 1 <= times <= MAX_REPEAT:
+            raise CalibrationRefused(f"Repeat each run 1 to {MAX_REPEAT} times, not {times}.")
     account = _account_of(user)
     exercises = _chosen(profile.exercises.all(), exercise_keys, "exercise", profile)
     targets = _chosen(profile.targets.all(), target_keys, "target", profile)
+    then = (
+        _chosen(profile.exercises.all(), then_exercise_keys, "exercise", profile)
+        if then_exercise_keys
+        else []
+    )
     with transaction.atomic():
         # Holding the profile's row: two starts at once cannot both find no round going.
         SiteProfile.objects.select_for_update().get(pk=profile.pk)
@@ -113,10 +124,35 @@ def start_round(
             repeat=repeat,
             exercise_keys=[e.key for e in exercises],
             target_keys=[t.key for t in targets],
+            then_exercise_keys=[e.key for e in then],
+            then_repeat=then_repeat if then else None,
             summary=_plan_line(exercises, targets, repeat),
         )
         _start_next(calibration, account, [], [(e, t) for e in exercises for t in targets])
     return calibration
+
+
+def unmeasured(
+    profile: SiteProfile, exercise_keys: list[str] | None, target_keys: list[str] | None
+) -> list[str]:
+    """Of the exercises named (all by default), in the site's order, those without a
+    measured reference on some of the targets named (all by default) (2 queries)."""
+    exercises = [
+        key
+        for key in profile.exercises.values_list("key", flat=True)
+        if not exercise_keys or key in exercise_keys
+    ]
+    targets = {
+        key
+        for key in profile.targets.values_list("key", flat=True)
+        if not target_keys or key in target_keys
+    }
+    measured = set(
+        MeasuredReference.objects.filter(exercise__profile=profile).values_list(
+            "exercise__key", "target__key"
+        )
+    )
+    return [key for key in exercises if any((key, t) not in measured for t in targets)]
 
 
 def _account_of(user: AbstractBaseUser | None) -> ClusterAccount:
@@ -297,12 +333,22 @@ def _keep_figures(calibration: Calibration, runs: list[BenchmarkRun], pairs: lis
     metric become its measured reference, replacing an earlier round's."""
     values: dict[tuple[int, int, str], list[float]] = defaultdict(list)
     missing: dict[tuple[int, int], Counter] = defaultdict(Counter)
+    # Beside a write figure: a sweep's at each request size, and the space the files took.
+    sizes: dict[tuple[int, int], dict[int, list[float]]] = defaultdict(lambda: defaultdict(list))
+    spaces: dict[tuple[int, int], list[Space]] = defaultdict(list)
     for run in runs:
         figures = figures_of(run)
         for metric, value in figures.items():
             values[(run.exercise_id, run.target_id, metric)].append(value)
         if not figures:
             missing[(run.exercise_id, run.target_id)][_why_none(run)] += 1
+        elif Metric.WRITE in figures:
+            pair = (run.exercise_id, run.target_id)
+            for size, mib_s in run.result.series_mib_s:
+                if mib_s is not None:
+                    sizes[pair][size].append(mib_s)
+            if run.result.space is not None:
+                spaces[pair].append(run.result.space)
     now = timezone.now()
     targets = {target.pk: target for _, target in pairs}
     implausible: dict[tuple[int, int], list[str]] = defaultdict(list)
@@ -315,6 +361,11 @@ def _keep_figures(calibration: Calibration, runs: list[BenchmarkRun], pairs: lis
         ]
         if not kept:
             continue  # as a pair with no figure: it keeps what it had
+        beside = {}
+        if metric == Metric.WRITE:
+            beside = _beside_the_write_figure(
+                sizes.get((exercise_id, target_id), {}), spaces.get((exercise_id, target_id), [])
+            )
         MeasuredReference.objects.update_or_create(
             exercise_id=exercise_id,
             target_id=target_id,
@@ -327,6 +378,7 @@ def _keep_figures(calibration: Calibration, runs: list[BenchmarkRun], pairs: lis
                 "low": min(kept),
                 "high": max(kept),
                 "measured_at": now,
+                **beside,
             },
         )
     failed = sum(sum(why.values()) for why in missing.values())
@@ -363,6 +415,48 @@ def _keep_figures(calibration: Calibration, runs: list[BenchmarkRun], pairs: lis
     calibration.finished_at = now
     calibration.summary = "\n".join(lines)
     calibration.save(update_fields=["finished_at", "summary"])
+    _start_what_follows(calibration)
+
+
+def _start_what_follows(calibration: Calibration) -> None:
+    """The round that follows a finished one, if it names one (then_exercise_keys): the
+    same starter, targets and repeat. A refusal is said in the finished round's summary."""
+    if not calibration.then_exercise_keys:
+        return
+    if calibration.started_by is None:
+        calibration.summary += (
+            "\nThe round that was to follow did not start: the login that started this one "
+            "is gone. Start it from the calibration page."
+        )
+        calibration.save(update_fields=["summary"])
+        return
+    try:
+        after = start_round(
+            calibration.started_by,
+            calibration.profile,
+            repeat=calibration.then_repeat or calibration.repeat,
+            exercise_keys=calibration.then_exercise_keys,
+            target_keys=calibration.target_keys,
+        )
+    except CalibrationRefused as refused:
+        said = f"The round that was to follow did not start: {refused}"
+    else:
+        said = f"Round {after.pk} follows it: exercises {', '.join(after.exercise_keys)}."
+    calibration.summary += f"\n{said}"
+    calibration.save(update_fields=["summary"])
+
+
+def _beside_the_write_figure(sizes: dict[int, list[float]], spaces: list[Space]) -> dict:
+    """A sweep's median at each request size (MeasuredReference.by_size), and the
+    medians of what the runs' files held and took (MeasuredReference.space)."""
+    by_size = {str(size): statistics.median(found) for size, found in sorted(sizes.items())}
+    space = {}
+    if spaces:
+        space = {
+            "held": int(statistics.median(s.held for s in spaces)),
+            "stored": int(statistics.median(s.stored for s in spaces)),
+        }
+    return {"by_size": by_size, "space": space}
 
 
 def _earlier_dates(calibration: Calibration, pairs: list[tuple[int, int]]) -> dict:

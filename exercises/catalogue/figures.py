@@ -42,6 +42,9 @@ class Figures:
     measured_high: float | None = None
     measured_at: datetime | None = None
     measured_round: int | None = None  # the calibration round it comes from
+    # Without a measured figure: why, in a few words (exercises/catalogue/measuring.py);
+    # "" where the page did not ask.
+    unmeasured: str = ""
     # The most runs of the class at once on the target while one of the exercise's went
     # (exercises/courses/overview.py: at_once); 0 where nobody counted them.
     at_once: int = 0
@@ -51,9 +54,13 @@ class Figures:
         """'812.3 (790.1–845.0)': the median, lowest and highest; '–' before any
         calibration. Pages put its date (measured_at) beside it."""
         if self.measured is None:
-            return "–"
+            return self.unmeasured or "–"
         low, high = shown(self.measured_low), shown(self.measured_high)
         return f"{shown(self.measured)} ({low}–{high})"
+
+    @property
+    def has_measured(self) -> bool:
+        return self.measured is not None
 
     @property
     def my_median(self) -> float | None:

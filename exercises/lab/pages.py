@@ -121,6 +121,11 @@ class Rates:
     target: StorageTarget
     runs: int
     rates: list[Rate]  # in the order of RATE_METRICS
+    unmeasured: str = ""  # as Figures.unmeasured
+
+    @property
+    def has_measured(self) -> bool:
+        return any(rate.measured is not None for rate in self.rates)
 
 
 def rates(exercise: Exercise, user: AbstractBaseUser, rows: list[Figures]) -> list[Rates]:

@@ -8,6 +8,7 @@ from django.shortcuts import redirect, render
 from django.utils import timezone
 from django.views.decorators.http import require_POST
 
+from exercises.catalogue import measuring
 from exercises.catalogue.figures import chart
 from exercises.catalogue.models import Exercise
 from exercises.catalogue.profiles import active_profile
@@ -187,6 +188,12 @@ def _panel_context(request: HttpRequest, panel: pages.PanelState) -> dict:
             run.waiting_place = places.get(run.pk)
     # Also while a completed run's figure is being read: it shows a moment after.
     polling = any(run.status in UNFINISHED_STATUSES or run.figure_pending for run in runs)
+    # Where the site has no quiet figure yet, why, and when it will (a calibration going).
+    rates = pages.rates(exercise, request.user, figures) if exercise.measures_metadata else None
+    missing = [r for r in rates or figures if not r.has_measured]
+    standing = measuring.standing(exercise.profile_id) if missing else None
+    for row in missing:
+        row.unmeasured = standing.of(exercise.key, row.target.key)
     lesson = pages.lesson_lines(exercise_site, request.user, measured)
     verdicts = lesson.verdicts
     # Once there are runs, what they say of my prediction, if I made one, and of my
@@ -203,9 +210,8 @@ def _panel_context(request: HttpRequest, panel: pages.PanelState) -> dict:
         "runs": runs,
         "figures": figures,
         "chart": chart(figures, "mine", "class", "reference", "measured"),
-        "rates": pages.rates(exercise, request.user, figures)
-        if exercise.measures_metadata
-        else None,
+        "rates": rates,
+        "measuring": standing.sentence(exercise.key) if standing else "",
         "lesson": lesson.lines,
         "findings": lesson.findings,
         "against": against,

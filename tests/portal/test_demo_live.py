@@ -47,7 +47,8 @@ QUOTA_ROUND = re.compile(r"quotas: \d+ collected")
 # What the first start says of the site's calibration (docker/dev/demo.sh).
 CALIBRATION = re.compile(
     r"Calibration round (\d+) of .* started: (\d+) runs|"
-    r"(?:has measured references|is going) already; nothing started"
+    r"(?:has measured references of every exercise on every target|is going) already; "
+    r"nothing started"
 )
 # Services the dev stack runs, that this test expects to find running and to leave so.
 # The dev cluster runs in Docker's containers (docker/cluster/): dockerd's pid stands for it.

@@ -307,3 +307,59 @@ def test_figures_no_target_can_give_are_kept_out_and_shown(staff, dev_profile) -
         "(above 2× its peak of 20.0 MiB/s)"
     ) in round_.summary
     assert "1a on $GLOBAL: kept out as implausible: write bandwidth 9.0 MiB/s" in round_.summary
+
+
+def test_a_sweep_keeps_its_median_at_each_size_and_a_space_its_medians(staff, dev_profile) -> None:
+    """A lesson of exercise 9 names a request size ("global@4KiB"), one of 11a a space
+    ("project:stored"): the site's quiet figures have them, so "Measured here" and the
+    lesson's quiet pair are never missing for them."""
+    round_ = start_round(
+        staff, dev_profile, repeat=3, exercise_keys=["9", "11a"], target_keys=["project"]
+    )
+    sweeps = iter([(1.5, 190.0), (1.6, 200.0), (1.7, 195.0)])
+    spaces = iter([(128, 56), (128, 57), (128, 55)])
+    for _ in range(50):
+        round_ = advance(round_.pk)
+        if round_.finished_at:
+            break
+        for run in going(round_):
+            if run.exercise.key == "9":
+                small, large = next(sweeps)
+                complete(run, large, series=[[4096, small * MiB], [4194304, large * MiB]])
+            else:
+                held, stored = next(spaces)
+                complete(run, 100.0, held_bytes=held * MiB, stored_bytes=stored * MiB)
+
+    sweep = MeasuredReference.objects.get(exercise__key="9", metric=Metric.WRITE)
+    assert sweep.sizes == {4096: 1.6, 4194304: 195.0}
+    space = MeasuredReference.objects.get(exercise__key="11a", metric=Metric.WRITE)
+    assert space.space == {"held": 128 * MiB, "stored": 56 * MiB}
+    assert space.by_size == {}
+
+
+def test_a_round_that_names_what_follows_starts_it_as_it_ends(staff, dev_profile) -> None:
+    round_ = start_round(
+        staff,
+        dev_profile,
+        repeat=1,
+        exercise_keys=["1a"],
+        target_keys=["tmp"],
+        then_exercise_keys=["1a", "2a"],
+        then_repeat=2,
+    )
+    round_ = run_round(round_, lambda run: 10.0)
+
+    then = rounds.current_round(dev_profile)
+    assert then is not None and then.pk != round_.pk
+    assert (then.exercise_keys, then.repeat, then.target_keys) == (["1a", "2a"], 2, ["tmp"])
+    assert f"Round {then.pk} follows it" in round_.summary
+    # The first round's figure stands meanwhile; the next replaces it when it ends.
+    assert MeasuredReference.objects.get(exercise__key="1a").calibration == round_
+
+
+def test_a_cancelled_round_starts_nothing_after_it(staff, dev_profile) -> None:
+    round_ = start_round(
+        staff, dev_profile, repeat=1, exercise_keys=["1a"], then_exercise_keys=["2a"]
+    )
+    cancel_round(round_.pk, staff)
+    assert rounds.current_round(dev_profile) is None

@@ -96,24 +96,61 @@ def test_it_starts_a_round_and_says_how_to_follow_it(capsys, dev_profile, staff,
     assert round_.runs.count() == 2
 
 
-def test_if_unmeasured_starts_nothing_once_the_site_is_measured(capsys, dev_profile, staff):
+def test_if_unmeasured_measures_only_what_has_no_figure_and_nothing_while_a_round_goes(
+    capsys, dev_profile, staff
+):
     args = ("--user", staff.username, "--repeat", "1", "--if-unmeasured", "--targets", "tmp")
+    one, two = dev_profile.exercises.all()[:2]
+    tmp = dev_profile.targets.get(key="tmp")
+    MeasuredReference.objects.create(exercise=one, target=tmp, median=1, low=1, high=1)
     assert calibrate(capsys, *args)[0] == 0
-    assert Calibration.objects.count() == 1
+    (round_,) = Calibration.objects.all()
+    # The measured one is left out; every other exercise is measured.
+    assert one.key not in round_.exercise_keys and two.key in round_.exercise_keys
+    assert len(round_.exercise_keys) == dev_profile.exercises.count() - 1
 
     status, out, _ = calibrate(capsys, *args)
     assert status == 0 and "is going already; nothing started." in out
 
     Calibration.objects.update(finished_at="2026-01-01T00:00Z")
-    exercise, target = dev_profile.exercises.first(), dev_profile.targets.first()
-    MeasuredReference.objects.create(exercise=exercise, target=target, median=1, low=1, high=1)
+    for exercise in dev_profile.exercises.all():
+        MeasuredReference.objects.get_or_create(
+            exercise=exercise, target=tmp, defaults={"median": 1, "low": 1, "high": 1}
+        )
     status, out, _ = calibrate(capsys, *args)
-    assert status == 0 and "has measured references already; nothing started." in out
+    assert status == 0
+    assert "measured references of every exercise on every target already; nothing" in out
     assert Calibration.objects.count() == 1
 
 
-def test_wait_follows_the_round_and_prints_the_table(capsys, dev_profile, staff, monkeypatch):
-    # The runs end as soon as they start, as if the cluster were very fast.
+def test_first_measures_the_first_exercises_then_a_round_of_all_follows_as_it_ends(
+    capsys, dev_profile, staff, monkeypatch
+):
+    """make demo's rounds: 1a, 1b, 2a and 2b once on every target, so their pages have
+    a figure within minutes; then every exercise three times, the first four again."""
+    finish_every_run_at_once(monkeypatch)
+
+    status, out, _ = calibrate(
+        capsys, "--user", staff.username, "--repeat", "3", "--if-unmeasured", "--first",
+        "1a,2a", "--first-repeat", "1", "--exercises", "1a,2a,3", "--targets", "tmp,home",
+        "--wait",
+    )  # fmt: skip
+
+    assert status == 0, out
+    first, then = Calibration.objects.order_by("pk")
+    assert (first.exercise_keys, first.repeat) == (["1a", "2a"], 1)
+    assert "Then a round of 3 exercises (1a, 2a, 3), ×3, starts as it ends." in out
+    assert f"Round {then.pk} follows it: exercises 1a, 2a, 3." in first.summary
+    assert (then.exercise_keys, then.repeat, then.target_keys) == (
+        ["1a", "2a", "3"],
+        3,
+        ["tmp", "home"],
+    )
+    assert then.finished_at is None and then.runs.count() >= 1
+
+
+def finish_every_run_at_once(monkeypatch) -> None:
+    """The runs end as soon as they start, as if the cluster were very fast."""
     real_start_next = rounds._start_next
 
     def start_and_finish(*args, **kwargs):
@@ -126,6 +163,10 @@ def test_wait_follows_the_round_and_prints_the_table(capsys, dev_profile, staff,
         return runs
 
     monkeypatch.setattr(rounds, "_start_next", start_and_finish)
+
+
+def test_wait_follows_the_round_and_prints_the_table(capsys, dev_profile, staff, monkeypatch):
+    finish_every_run_at_once(monkeypatch)
 
     status, out, _ = calibrate(
         capsys, "--user", staff.username, "--repeat", "2", "--exercises", "1a", "--targets",

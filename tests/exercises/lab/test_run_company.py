@@ -129,9 +129,9 @@ def test_the_runs_panel_says_it_under_the_runs_figure_within_its_queries(
     client.force_login(scene["ada"])
     client.get("/lab/1a/")  # the site's rows, kept by the process from then on
 
-    # What each run shared is read with the runs: the page of test_lab_views.py's 7
+    # What each run shared is read with the runs: the page of test_lab_views.py's 8
     # queries, and 1 for the exercise that teaches the spread, since a run paid for it.
-    with django_assert_max_num_queries(8):
+    with django_assert_max_num_queries(9):
         page = client.get("/lab/1a/").content.decode()
 
     assert "shared with 7 runs; 58 % of quiet" in page

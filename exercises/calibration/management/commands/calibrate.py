@@ -45,8 +45,18 @@ class Command(BaseCommand):
             "many seconds (the round goes on); default 3600"
         )  # fmt: skip
         parser.add_argument(
-            "--if-unmeasured", action="store_true", help="start only if the profile has no "
-            "measured reference and no round going (make demo's first start)"
+            "--if-unmeasured", action="store_true", help="measure only the exercises that "
+            "have no measured reference on some target, and nothing while a round is going "
+            "(make demo's starts)"
+        )  # fmt: skip
+        parser.add_argument(
+            "--first", help="exercise keys, comma-separated: a round of these first, then a "
+            "round of the others it would measure (make demo: 1a,1b,2a,2b)"
+        )  # fmt: skip
+        parser.add_argument(
+            "--first-repeat", help="with --first: runs per exercise and target of the first "
+            "round; below --repeat, the round after it measures the first ones again, --repeat "
+            "times (make demo: figures of the first exercises within minutes)"
         )  # fmt: skip
         parser.add_argument(
             "--cancel", action="store_true", help="cancel the profile's round going, as --user"
@@ -59,25 +69,56 @@ class Command(BaseCommand):
         if options["cancel"]:
             self._cancel(profile, self._user(options["user"]))
             return
-        if options["if_unmeasured"] and (why := self._measured_already(profile)):
-            self.stdout.write(f"{why}; nothing started.")
-            return
+        exercise_keys = _keys(options["exercises"])
+        target_keys = _keys(options["targets"])
+        if options["if_unmeasured"]:
+            if (going := rounds.current_round(profile)) is not None:
+                self.stdout.write(
+                    f"Calibration round {going.pk} of {profile.title} is going already; "
+                    "nothing started."
+                )
+                return
+            exercise_keys = rounds.unmeasured(profile, exercise_keys, target_keys)
+            if not exercise_keys:
+                self.stdout.write(
+                    f"{profile.title} has measured references of every exercise on every "
+                    "target already; nothing started."
+                )
+                return
+        then: list[str] = []
+        first_repeat = repeat
+        if first := _keys(options["first"]):
+            everything = exercise_keys or list(profile.exercises.values_list("key", flat=True))
+            now = [key for key in everything if key in first]
+            if options["first_repeat"]:
+                first_repeat = self._number(options["first_repeat"], "--repeat")
+            # A first round of fewer runs is measured again with the rest.
+            then = [key for key in everything if key not in now or first_repeat < repeat]
+            exercise_keys, then = (now, then) if now else (then, [])
         user = self._user(options["user"])
         try:
             round_ = rounds.start_round(
                 user,
                 profile,
-                repeat=repeat,
-                exercise_keys=_keys(options["exercises"]),
-                target_keys=_keys(options["targets"]),
+                repeat=first_repeat,
+                exercise_keys=exercise_keys,
+                target_keys=target_keys,
+                then_exercise_keys=then,
+                then_repeat=repeat,
             )
         except rounds.CalibrationRefused as refused:
             raise CommandError(str(refused)) from None
         total = rounds.progress(round_).total
+        after = (
+            f" Then a round of {len(then)} exercise{'s' if len(then) != 1 else ''} "
+            f"({', '.join(then)}), ×{repeat}, starts as it ends."
+            if then
+            else ""
+        )
         self.stdout.write(
             f"Calibration round {round_.pk} of {profile.title} started: {total} runs as "
             f"{user.cluster_account.username}, at most {settings.CALIBRATION_PARALLEL} at a "
-            "time."
+            f"time.{after}"
         )
         if not options["wait"]:
             self.stdout.write(
@@ -124,14 +165,6 @@ class Command(BaseCommand):
         if user is None:
             raise CommandError(f"No portal user {username!r}. Name an existing login with --user.")
         return user
-
-    def _measured_already(self, profile: SiteProfile) -> str:
-        going = rounds.current_round(profile)
-        if going is not None:
-            return f"Calibration round {going.pk} of {profile.title} is going already"
-        if MeasuredReference.objects.filter(exercise__profile=profile).exists():
-            return f"{profile.title} has measured references already"
-        return ""
 
     def _follow(self, round_: Calibration, timeout: int) -> None:
         deadline = time.monotonic() + timeout
