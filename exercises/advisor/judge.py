@@ -56,8 +56,7 @@ class Part:
     def quoted(self, target: str) -> str:
         """The figure and where it comes from, as the page lists it."""
         label = self.label if self.label.startswith("$") else f"{target}'s {self.label}"
-        where = f": {self.source}" if self.source else " (no source given)"
-        return f"{label[0].upper()}{label[1:]}, {shown(self.value)} {self.unit}{where}."
+        return f"{label[0].upper()}{label[1:]}, {shown(self.value)} {self.unit}: {self.source}."
 
 
 @dataclass(frozen=True)
@@ -96,7 +95,8 @@ def work_parts(t: TargetFacts, q: Question) -> tuple[tuple[Part, ...], str]:
     if t.job_label:
         if not t.job_mib_s:
             return (), f"no {t.job_label} figure for {t.name} yet"
-        return (Part(t.job_label, t.job_mib_s, "MiB/s", "", data, mib / t.job_mib_s),), ""
+        job = Part(t.job_label, t.job_mib_s, "MiB/s", t.job_source, data, mib / t.job_mib_s)
+        return (job,), ""
     seq = ("sequential writes", t.sequential_mib_s, t.sequential_source)
     rand = ("random 4 KiB writes", t.random_mib_s, t.random_source)
     wanted = {
@@ -216,7 +216,9 @@ class Verdict:
 
     def recommendation(self) -> Recommendation:
         parts = [*self.cost.work, *([self.cost.copies] if self.cost.copies else [])]
-        quoted = tuple(dict.fromkeys(p.quoted(self.facts.name) for p in parts))
+        # Each figure once, with its source; a caller's figure without one (a job's,
+        # exercises/advisor/job.py) is said where that caller says its source.
+        quoted = tuple(dict.fromkeys(p.quoted(self.facts.name) for p in parts if p.source))
         return Recommendation(
             target_key=self.facts.key,
             target_name=self.facts.name,
@@ -299,7 +301,8 @@ def survival(v: Verdict, q: Question, light: bool, tags: set[Tag]) -> None:
             v.cautions.append(f"{t.name} is emptied when the job ends: copy results elsewhere.")
         elif t.purge:
             v.cautions.append(
-                f"{t.name} is purged ({t.purge}): copy the results you keep elsewhere."
+                f"{t.name} does not keep files for good ({t.purge}): copy the results you keep "
+                "elsewhere."
             )
         else:
             phrase = advised_against(t, {Tag.RESULTS})

@@ -150,7 +150,7 @@ def staged(best: Verdict, q: Question, keeper: TargetFacts | None) -> str:
         )
     if t.persistent:  # kept for a while, but purged, or not for results by the site
         why = (
-            f"it is purged ({t.purge})"
+            f"it does not keep files for good ({t.purge})"
             if t.purge
             else f"the site advises against it for {advised_against(t, {Tag.RESULTS})}"
         )
@@ -255,7 +255,7 @@ def lost(v: Verdict) -> str:
     if not t.persistent:
         return f"{t.name} is emptied when the job ends"
     if t.purge:
-        return f"{t.name} is purged ({t.purge})"
+        return f"{t.name} does not keep files for good ({t.purge})"
     return f"the site advises against {t.name} for {advised_against(t, {Tag.RESULTS})}"
 
 

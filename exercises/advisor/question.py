@@ -34,6 +34,7 @@ class TargetFacts:
     # them: job_label names it ("exercise 2a"); empty: none.
     job_mib_s: float | None = None
     job_label: str = ""
+    job_source: str = ""  # where job_mib_s comes from, if the caller says
     # False: a hardware failure can lose the data (the profile's redundancy text,
     # read by words.protects). An avoid_for phrase such as "the only copy of data"
     # says the same, for callers that only pass the phrases.
