@@ -349,11 +349,11 @@ def figure_notes(v: Verdict, q: Question, usual: TargetFacts | None, any_measure
     data; or that there is none, and how the target is placed without it."""
     t = v.facts
     if not v.cost.work:
-        where = "after the targets with one" if any_measured else "as no target has one"
-        v.notes.append(
-            f"{v.cost.missing[0].upper()}{v.cost.missing[1:]}: the site's advice and its "
-            f"nature alone place it, {where}."
-        )
+        # No figure, no points for one: the site's advice and the target's nature place
+        # it, after the targets with a figure.
+        after = ", after the targets with one" if any_measured else ""
+        missing = v.cost.missing
+        v.notes.append(f"{missing[0].upper()}{missing[1:]}, so its facts alone rank it{after}.")
         return
     theirs = {p.label: p.value for p in cost_of(usual, q, None).work} if usual else {}
     for part in {p.label: p for p in v.cost.work}.values():  # a figure once

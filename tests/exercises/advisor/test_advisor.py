@@ -241,8 +241,8 @@ def test_a_target_without_a_figure_gets_no_points_for_it_and_comes_after_measure
     assert [r.target_key for r in advice.ranking if r.fits] == ["binfl", "binfs"]
     assert binfs.seconds is None and binfs.cost.startswith("This job's I/O here: not known")
     assert (
-        "No random 4 KiB writes figure for $BINFS yet: the site's advice and its nature "
-        "alone place it, after the targets with one."
+        "No random 4 KiB writes figure for $BINFS yet, so its facts alone rank it, after the "
+        "targets with one."
     ) in binfs.reasons
     assert not any("MiB/s" in r for r in binfs.reasons)
     assert advice.plan.startswith("Work on the data directly on $BINFL: about ")
