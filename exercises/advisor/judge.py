@@ -211,7 +211,7 @@ class Verdict:
     def cost_words(self) -> str:
         seconds = self.cost.seconds
         if seconds is None:
-            return f"This job's I/O here: not known, with {self.cost.missing}."
+            return f"This job's I/O here: not known: there is {self.cost.missing}."
         return f"This job's I/O here: {duration(seconds)}: {self.cost.said()}."
 
     def recommendation(self) -> Recommendation:

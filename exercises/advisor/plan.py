@@ -193,6 +193,7 @@ def copy_kept(
             if v.facts is not home
             and keeps_results(v.facts)
             and redundant(v.facts)
+            and v.facts.shared  # a copy on one node's disk is out of reach of the others
             and v.block is not Block.QUOTA
         ),
         None,
