@@ -121,6 +121,14 @@ class Replay(models.Model):
     replay_bytes = models.PositiveBigIntegerField()
     kept = models.JSONField(default=list)
     not_kept = models.JSONField(default=list)
+    # Target key -> how its run was sized, where a run's size was the target's own
+    # (mdtest's rounds: jobio/replay.py, sized_for): "1,000 files 12 times over, for
+    # exercise 6's 28,574 creates a second here (...)"; or why it could not be.
+    sized = models.JSONField(default=dict)
+    # Staging onto a node's own storage, counted at the keeper's streaming figure as it
+    # stood when the last run ended (jobio/replay_figures.py): {"key", "name", "mib_s",
+    # "source"}; a figure measured after the replay does not change what it said.
+    staging = models.JSONField(null=True, blank=True)
 
     class Meta:
         ordering = ["-created_at"]

@@ -1,7 +1,9 @@
-"""What a replay's runs say in the job's terms: per target, the replay's own seconds and
-rate, the job's whole I/O at that rate (its bytes divided by it, or its files by the
-files a second), the staging a node's own storage adds, and where the measurement and
-Check my job's rules part.
+"""What a replay's runs say in the job's terms: per target, how long the replay was
+timed and its rate, the job's whole I/O at that rate (its bytes divided by it, or its
+files by the files a second), the copies Check my job's rules count there, whether the
+run had its target to itself, and whether it ranks at all: a run timed for less than
+MIN_SECONDS ranks nothing, and says why. Then the rules' verdict beside the replay's
+(jobio/replay_verdict.py).
 
 The job's time is an extrapolation and says so: the replay keeps what decides a
 target's speed (replay.py), not the job's compute between requests, so the figure is
@@ -10,30 +12,30 @@ the job's time in I/O, not its run time.
 
 from dataclasses import dataclass
 
-from django.conf import settings
-
-from exercises.advisor.facts import advice_for
+from exercises.advisor.facts import advice_for, target_facts
+from exercises.advisor.job import JobAdvice, reads_mostly
 from exercises.advisor.job_io import JobIO
-from exercises.catalogue.models import Metric, SiteProfile, StorageTarget
-from exercises.catalogue.site_figures import for_exercise
+from exercises.advisor.judge import copying, cost_of
+from exercises.catalogue.models import SiteProfile, StorageTarget
 from jobio.models import Replay
+from jobio.replay import MIN_SECONDS
+from jobio.replay_verdict import Beside, beside_the_rules
+from jobs.company import Company, annotated, company
 from jobs.engines import Workload
+from jobs.engines.base import ITERATIONS_MAX
 from jobs.models import BenchmarkRun, RunStatus
 from portal.units import MiB, iec, spoken_seconds
 
 
 @dataclass(frozen=True)
 class Staging:
-    """Copying the job's input onto a node's own storage and its output back."""
+    """Copying the job's data to use a target that does not keep it (or a node's own
+    storage): what Check my job's rules count there (exercises/advisor/judge.py:
+    cost_of), at the streaming figure of the target that keeps results, as it stood
+    when the replay ended."""
 
-    bytes_in: int
-    bytes_out: int
-    mib_s: float  # the rate of the fastest shared target's streaming figure
-    source: str  # "$SCRATCH's 996 MiB/s, exercise 1a's median measured here ..."
-
-    @property
-    def seconds(self) -> float:
-        return (self.bytes_in + self.bytes_out) / (self.mib_s * MiB)
+    seconds: float
+    amount: str  # "2 GiB of results copied back to $GLOBAL"
 
 
 @dataclass(frozen=True)
@@ -42,13 +44,24 @@ class Measured:
 
     target: StorageTarget
     run: BenchmarkRun
-    seconds: float | None = None  # the replay's own time in I/O
-    mib_s: float | None = None  # written (or, mdtest, the files' bytes) per second
+    seconds: float | None = None  # how long each timed phase went: what its figure is over
+    mib_s: float | None = None  # written per second (or, mdtest, the files' bytes)
     read_mib_s: float | None = None
     ops_s: float | None = None  # files created per second (mdtest)
     job_io_seconds: float | None = None  # the job's I/O at these rates
-    staging: Staging | None = None  # a node's own storage: in and out
+    staging: Staging | None = None  # the copies the rules count on this target
     scale: float | None = None  # the job's I/O per unit of the replay's
+    company: Company | None = None  # the other runs on its target while it ran
+    short: str = ""  # why it ranks nothing though it has a figure
+
+    @property
+    def ranks(self) -> bool:
+        return self.job_io_seconds is not None and not self.short
+
+    @property
+    def alone(self) -> bool | None:
+        """Whether no other run shared its target while it ran (None: not known)."""
+        return None if self.company is None else self.company.runs == 0
 
     @property
     def scale_said(self) -> str:
@@ -74,74 +87,117 @@ def _times(ratio: float) -> str:
 class Answer:
     rows: list[Measured]
     going: bool  # a run is unfinished: the page keeps following
-    fastest: Measured | None  # the least time for the job's I/O, staging counted
-    verdict: str  # the measurement beside the rules, once every run ended
-    agrees: bool | None  # None while there is nothing to compare
+    fastest: Measured | None  # the least time for the job's I/O, copies counted, of those that rank
+    beside: Beside | None  # the rules' verdict beside the replay's, once every run ended
     chart: dict
-    staged: str  # how staging onto a node's own storage is counted, where it is
+    staged: str  # how copies are counted, where there are any
+    reads: bool  # the job mostly read: the replay's figure is of reads
+
+    @property
+    def verdict(self) -> str:
+        """Which verdict the page believes, and why, in one sentence ("" while going)."""
+        return self.beside.why if self.beside else ""
+
+    @property
+    def agrees(self) -> bool | None:
+        return None if self.beside is None else self.beside.agree
 
 
 def answer(replay: Replay, profile: SiteProfile) -> Answer:
-    """The replay's runs, each in the job's terms (2 queries, and the site's figures)."""
+    """The replay's runs, each in the job's terms, beside the rules (a few queries, the
+    site's figures, and the advice)."""
     io = JobIO.from_json(replay.check_of.io)
     workload = Workload.model_validate(replay.workload)
     runs = list(
-        replay.runs.select_related("target", "result").order_by("target__order", "target_id")
-    )
-    staging = _staging(io, profile)
-    rows = [_measured(run, io, replay, workload, staging) for run in runs]
-    going = any(run.is_unfinished or run.figure_pending for run in runs)
-    timed = [row for row in rows if row.total_seconds is not None]
-    fastest = min(timed, key=lambda row: row.total_seconds) if timed else None
-    verdict, agrees = ("", None)
-    if not going and fastest is not None and len(timed) >= 2:
-        verdict, agrees = _beside_the_rules(io, profile, fastest, timed)
-    return Answer(rows, going, fastest, verdict, agrees, _chart(rows), _staged(rows, staging))
-
-
-def _staged(rows: list[Measured], staging: Staging | None) -> str:
-    """How staging onto a node's own storage is counted, or why it is not."""
-    local = [row.target.name for row in rows if row.run.node_local]
-    if not local:
-        return ""
-    names = f"{' and '.join(local)} {'is' if len(local) == 1 else 'are'} a node's own storage"
-    if staging is None:
-        return (
-            f"{names}: staging your job's input there and its results back is not counted "
-            "above, as this site has no streaming figure of its shared targets yet (a "
-            "calibration round measures one)."
+        annotated(replay.runs.select_related("target", "result")).order_by(
+            "target__order", "target_id"
         )
-    copies = []
-    if staging.bytes_in:
-        copies.append(f"copy its {iec(staging.bytes_in)} of input there first")
-    if staging.bytes_out:
-        copies.append(f"copy its {iec(staging.bytes_out)} of results back after")
-    return f"{names}: your job would {' and '.join(copies)}, counted at {staging.source}."
+    )
+    going = any(run.is_unfinished or run.figure_pending for run in runs)
+    advice = advice_for(io, profile)
+    staging = fixed_staging(replay, io, profile, advice, ended=not going)
+    rows = [_measured(run, io, replay, workload, staging) for run in runs]
+    ranked = [row for row in rows if row.ranks]
+    fastest = min(ranked, key=lambda row: row.total_seconds) if ranked else None
+    beside = None if going else beside_the_rules(advice, rows, fastest)
+    return Answer(rows, going, fastest, beside, _chart(rows), _staged(staging), reads_mostly(io))
+
+
+def fixed_staging(
+    replay: Replay, io: JobIO, profile: SiteProfile, advice: JobAdvice, ended: bool
+) -> dict:
+    """The copies the rules count per target (exercises/advisor/judge.py: copying,
+    cost_of), at the streaming figure of the target the advice keeps results on: as
+    they stood when the replay's last run ended, kept with it (Replay.staging), so a
+    figure measured later does not change what a finished replay said."""
+    if replay.staging is not None:
+        return replay.staging
+    keeper = advice.keeper
+    found: dict = {"keeper": keeper.name if keeper else "", "source": "", "mib_s": None}
+    found["needed"], found["targets"] = [], {}
+    for facts in target_facts(profile) if keeper else []:
+        if facts.key == keeper.key or not copying(facts, advice.question):
+            continue
+        found["needed"].append(facts.key)
+        copies = cost_of(facts, advice.question, keeper).copies
+        if copies is not None:
+            found["mib_s"], found["source"] = copies.value, copies.source
+            found["targets"][facts.key] = {"seconds": copies.seconds, "amount": copies.amount}
+    if ended:  # once: the first answer after the end fixes it, a race has one winner
+        Replay.objects.filter(pk=replay.pk, staging__isnull=True).update(staging=found)
+        replay.staging = Replay.objects.values_list("staging", flat=True).get(pk=replay.pk)
+        return replay.staging
+    return found
+
+
+def _staged(staging: dict) -> str:
+    """How the copies are counted, or why they could not be."""
+    needed = staging.get("needed") or []
+    if not needed:
+        return ""
+    if staging["mib_s"] is None:
+        return (
+            "Where a target does not keep what your job writes past it (or is a node's "
+            f"own), your data must be copied to {staging['keeper'] or 'a target that does'}; "
+            "those copies are not counted above, as this site has no streaming figure of "
+            f"{staging['keeper'] or 'that target'} yet (a calibration round measures one)."
+        )
+    return (
+        "Where a target does not keep what your job writes past it (or is a node's own), "
+        f"the copies Check my job's rules count are added: at {staging['keeper']}'s "
+        f"{staging['mib_s']:,.1f} MiB/s ({staging['source']}), as it stood when the "
+        "replay ended."
+    )
 
 
 def _measured(
-    run: BenchmarkRun, io: JobIO, replay: Replay, workload: Workload, staging: Staging | None
+    run: BenchmarkRun, io: JobIO, replay: Replay, plan: Workload, staging: dict
 ) -> Measured:
     result = getattr(run, "result", None)
+    shared = company(run)
     if run.status != RunStatus.COMPLETED or result is None:
-        return Measured(run.target, run)
-    node_local = staging if run.node_local and staging else None
+        return Measured(run.target, run, company=shared)
+    copies = staging["targets"].get(run.target.key)
+    staged = Staging(copies["seconds"], copies["amount"]) if copies else None
+    workload = run.workload_params
     if replay.engine == "mdtest":
-        return _files(run, result, io, workload, node_local)
+        return _files(run, result, io, replay, workload, staged, shared)
     write, read = result.write_mib_s, result.read_mib_s
-    if not write:
-        return Measured(run.target, run)
-    read = read or write  # a job that only read was replayed writing
-    job = io.bytes_written / (write * MiB) + io.bytes_read / (read * MiB)
-    if workload.seconds:
+    if io.bytes_written and not write or io.bytes_read and not (read or write):
+        return Measured(run.target, run, company=shared)
+    # Replays made before they read kept their reads at the write rate.
+    read = read or write
+    job = io.bytes_written / (write * MiB) if io.bytes_written else 0.0
+    job += io.bytes_read / (read * MiB) if io.bytes_read else 0.0
+    phases = [rate for rate in (write, result.read_mib_s) if rate]
+    once = plan.size_per_process * plan.processes / MiB  # through the files once
+    # Each timed phase: fio's seconds; IOR's at least its seconds and at least once
+    # through its bytes; a replay made before it was timed, once through.
+    seconds = min(max(workload.seconds or 0, once / rate) for rate in phases)
+    if replay.engine == "fio" and workload.seconds:
         seconds = float(workload.seconds)
-        moved = write * MiB * seconds
-    else:
-        seconds = replay.replay_bytes / (write * MiB)
-        moved = replay.replay_bytes
-        if workload.read_back:
-            seconds += replay.replay_bytes / (read * MiB)
-            moved *= 2
+    moved = sum(rate * MiB * seconds for rate in phases)
+    short = "" if seconds >= MIN_SECONDS else _too_short(seconds, "")
     return Measured(
         run.target,
         run,
@@ -149,88 +205,89 @@ def _measured(
         mib_s=write,
         read_mib_s=result.read_mib_s,
         job_io_seconds=job,
-        staging=node_local,
+        staging=staged,
         scale=(io.bytes_written + io.bytes_read) / moved,
+        company=shared,
+        short=short,
     )
 
 
-def _files(run, result, io: JobIO, workload: Workload, staging: Staging | None) -> Measured:
-    """mdtest's replay: the job's files at the files a second each phase measured."""
+def _files(
+    run: BenchmarkRun,
+    result,
+    io: JobIO,
+    replay: Replay,
+    workload: Workload,
+    staging: Staging | None,
+    shared: Company | None,
+) -> Measured:
+    """mdtest's replay: the job's files at the files a second each phase measured;
+    timed for its rounds of making files, each stopped at its seconds."""
     rates = result.rates
     create, read = rates.get("create_ops_s"), rates.get("read_ops_s")
     if not create:
-        return Measured(run.target, run)
+        return Measured(run.target, run, company=shared)
     files = workload.files_per_process * workload.processes
     file_bytes = workload.size_per_process // workload.files_per_process
-    seconds = sum(files / rate for rate in rates.values() if rate)
+    # A round lasts its files at the rate (the best round's: the Max mdtest reports,
+    # so never longer than it was), or its seconds where they stopped it.
+    each = files / create
+    if workload.seconds:
+        each = min(each, float(workload.seconds))
+    seconds = workload.iterations * each
     job = io.files / create + (io.files / read if io.bytes_read and read else 0)
+    said = replay.sized.get(run.target.key, "")
+    if workload.iterations >= ITERATIONS_MAX:
+        said = (
+            f"its {files:,} files made {workload.iterations} times over, the most a replay "
+            "makes: the bound, not its seconds, decided"
+        )
+    short = "" if seconds >= MIN_SECONDS else _too_short(seconds, said)
     return Measured(
         run.target,
         run,
         seconds=seconds,
         mib_s=create * file_bytes / MiB,
+        read_mib_s=read * file_bytes / MiB if read and io.bytes_read else None,
         ops_s=create,
         job_io_seconds=job,
         staging=staging,
-        scale=io.files / files,
+        scale=io.files / (files * workload.iterations),
+        company=shared,
+        short=short,
     )
 
 
-def _staging(io: JobIO, profile: SiteProfile) -> Staging | None:
-    """Staging onto a node's own storage: the job's input in, what it wrote (its files'
-    size at most) out, at the fastest shared target's streaming figure."""
-    bytes_out = min(io.bytes_written, io.footprint_bytes or io.bytes_written)
-    if not io.bytes_read and not bytes_out:
-        return None
-    streaming = settings.WEATHER_STREAMING_EXERCISE
-    figures = for_exercise(profile, streaming, Metric.WRITE)
-    shared = {t.key: t for t in profile.targets.filter(shared=True, in_memory=False)}
-    candidates = [(figures[key], shared[key]) for key in figures if key in shared]
-    if not candidates:
-        return None
-    figure, target = max(candidates, key=lambda pair: pair[0].value)
-    return Staging(
-        bytes_in=io.bytes_read,
-        bytes_out=bytes_out,
-        mib_s=figure.value,
-        source=f"{target.name}'s {figure.value:,.0f} MiB/s, exercise {streaming}'s figure "
-        f"{figure.source}",
-    )
-
-
-def _beside_the_rules(
-    io: JobIO, profile: SiteProfile, fastest: Measured, timed: list[Measured]
-) -> tuple[str, bool]:
-    """Check my job's first choice beside the measured fastest: the page believes the
-    measurement, and says so when they part."""
-    job = advice_for(io, profile)
-    first = job.recommended[0] if job.recommended else None
-    by_key = {row.target.key: row for row in timed}
-    if first == fastest.target.key:
-        return (f"Check my job's rules put {fastest.target.name} first too.", True)
-    ruled = by_key.get(first)
-    named = next((r.target_name for r in job.advice.ranking if r.target_key == first), first)
-    there = (
-        f", where your job's I/O would take {spoken_seconds(ruled.total_seconds)}"
-        if ruled
-        else " (not replayed here: tick it too to measure it)"
-    )
+def _too_short(seconds: float, sized: str) -> str:
+    why = f": {sized}" if sized else ""
     return (
-        f"Check my job's rules put {named} first{there}. Believe the measurement: it "
-        "ran your job's kind of I/O on this site's storage as it is today; the rules "
-        "only know what such targets usually do.",
-        False,
+        f"too short to rank: it was timed for {spoken_seconds(seconds)}, less than the "
+        f"{MIN_SECONDS} s a figure needs{why}"
     )
 
 
 def _chart(rows: list[Measured]) -> dict:
-    """Per target, the job's time in I/O and in staging, in seconds (replay.js)."""
-    timed = [row for row in rows if row.job_io_seconds is not None]
+    """Per target that ranks, the job's time in I/O and in copies, in seconds (replay.js)."""
+    timed = [row for row in rows if row.ranks]
     return {
         "labels": [row.target.name for row in timed],
         "io": [round(row.job_io_seconds, 2) for row in timed],
         "staging": [round(row.staging.seconds, 2) if row.staging else 0 for row in timed],
     }
+
+
+def doing(engine: str, workload: Workload, reads: bool) -> str:
+    """What the replay does, in the page's words: "reads, with fio, data it lays out
+    before its clock starts"."""
+    if engine == "mdtest":
+        return "creates, writes, reads and removes small files with mdtest"
+    if workload.read_only:
+        return "reads, with fio, data it lays out before its clock starts, past the page cache"
+    program = "IOR" if engine == "ior" else "fio"
+    what = "a shared file" if not workload.file_per_process else "its data"
+    if reads:
+        return f"writes {what} with {program}, then reads it back past the page cache, timed apart"
+    return f"writes {what} with {program}"
 
 
 def job_summary(io: JobIO) -> str:

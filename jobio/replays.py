@@ -18,8 +18,12 @@ user's cluster account row (two clicks at once cannot both start):
 7. the runs fit in the user's free slots or wait for them, as a lab start's do, and go
    to Slurm one after another (RUNS_IN_TURN): the targets of one replay do not measure
    each other.
+
+Each target's run is sized for that target (jobio/sizing.py): it goes for the replay's
+seconds however fast the target is, and says how it was sized (Replay.sized).
 """
 
+import math
 from datetime import timedelta
 
 from django.conf import settings
@@ -33,13 +37,19 @@ from exercises.catalogue.profiles import active
 from exercises.quotas.checks import quota_problems
 from jobio.models import JobCheck, Replay
 from jobio.replay import NotReplayable, replay_of
+from jobio.sizing import sized_runs
 from jobs import slots
 from jobs.engines import Workload
 from jobs.models import UNFINISHED_STATUSES, BenchmarkRun, RunStatus
 from jobs.submission import enqueue_once_committed, new_run, queue_waiting
 from portal.models import ClusterAccount
+from portal.units import MiB
 
 DAY = timedelta(days=1)
+# The slowest a target may go through a replay's bytes once (a disk under load) and
+# still end within its time limit: IOR goes through them once at least, and fio lays
+# out what it reads before its clock starts.
+SLOWEST_BYTES_PER_S = 5 * MiB
 
 
 class ReplayRefused(Exception):
@@ -54,12 +64,14 @@ def start_replay(
     ReplayRefused."""
     if check.io is None:
         raise ReplayRefused("The log is still being read: replay it once its I/O is shown.")
+    io = JobIO.from_json(check.io)
     try:
         planned = replay_of(
-            JobIO.from_json(check.io),
+            io,
             max_bytes=settings.REPLAY_MAX_BYTES,
             max_processes=settings.REPLAY_MAX_PROCESSES,
             seconds=settings.REPLAY_SECONDS,
+            max_files=settings.REPLAY_MAX_FILES,
         )
     except NotReplayable as e:
         raise ReplayRefused(str(e)) from None
@@ -70,6 +82,7 @@ def start_replay(
     if foreign:
         raise ReplayRefused(f"{', '.join(foreign)} is not a storage target of this site.")
     workload = planned.workload
+    sized = sized_runs(planned, io, site, targets)
     with transaction.atomic():
         account = ClusterAccount.objects.select_for_update().filter(user=user).first()
         if account is None:
@@ -103,8 +116,9 @@ def start_replay(
             replay_bytes=planned.replay_bytes,
             kept=list(planned.kept),
             not_kept=list(planned.not_kept),
+            sized={key: it.said for key, it in sized.items() if it.said},
         )
-        runs = [_run(account, replay, workload, target) for target in targets]
+        runs = [_run(account, replay, sized[t.key].workload, t) for t in targets]
         if slots.admit(user.pk, runs):  # those that fit are saved queued
             BenchmarkRun.objects.bulk_create(runs)
             enqueue_once_committed([run for run in runs if run.status == RunStatus.QUEUED])
@@ -129,11 +143,17 @@ def _run(
 
 
 def time_limit_minutes(workload: Workload) -> int:
-    """Slurm's limit for one replay run: its seconds thrice over, and the start and the
-    end of a job; a replay once through its bytes (IOR, mdtest) gets ten minutes."""
-    if workload.seconds:
-        return max(2, -(-workload.seconds * 3 // 60) + 1)
-    return 10
+    """Slurm's limit for one replay run: thrice its timed phases (mdtest's four file
+    phases each as long as making the files, every round) and one pass over its bytes
+    at SLOWEST_BYTES_PER_S, and a minute for the start and the end of a job; a replay
+    once through its bytes (made before replays were timed) gets ten minutes."""
+    if not workload.seconds:
+        return 10
+    phases = 2 if workload.read_back else 1
+    if workload.files_per_process > 1 and not (workload.read_only or workload.read_back):
+        phases = 4 * workload.iterations  # mdtest: make, stat, read, remove, each round
+    once = workload.size_per_process * workload.processes / SLOWEST_BYTES_PER_S
+    return max(2, math.ceil((phases * workload.seconds + once) * 3 / 60) + 1)
 
 
 def _going(user: AbstractBaseUser) -> Replay | None:

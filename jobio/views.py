@@ -17,8 +17,10 @@ from jobio import checks, replay_figures, replays, runs
 from jobio.charts import chart_data, size_rows
 from jobio.forms import JobIdForm, ReplayForm, UploadForm
 from jobio.models import JobCheck
+from jobio.replay import MIN_SECONDS
 from jobio.tasks import read_once_committed, read_run_logs_once_committed
 from jobs.access import runs_visible_to
+from jobs.engines import Workload
 from jobs.models import BenchmarkRun
 from jobs.results import ResultRefused, check_post
 from jobs.slurm import SlurmError
@@ -139,7 +141,7 @@ def _result(
         "replay_form": replay_form if own else None,
         "replay_error": replay_error,
         "replays": list(check.replays.all()[:5]),
-        "replay_seconds": settings.REPLAY_SECONDS,
+        "replay_seconds": max(settings.REPLAY_SECONDS, MIN_SECONDS),
         "replay_max_bytes": settings.REPLAY_MAX_BYTES,
     }
 
@@ -172,10 +174,17 @@ def replay_detail(request: HttpRequest, pk: str) -> HttpResponse:
         raise NotFound("No such replay of yours.")
     profile = active_profile()
     io = JobIO.from_json(replay.check_of.io)
+    found = replay_figures.answer(replay, profile)
+    workload = Workload.model_validate(replay.workload)
+    names = {row.target.key: row.target.name for row in found.rows}
     ctx = {
         "replay": replay,
         "io": io,
-        "answer": replay_figures.answer(replay, profile),
+        "workload": workload,
+        "answer": found,
+        "reads": found.reads,
+        "doing": replay_figures.doing(replay.engine, workload, found.reads),
+        "sized": [(names[key], said) for key, said in replay.sized.items() if key in names],
         "job_summary": replay_figures.job_summary(io),
         "own": replay.user_id == request.user.pk,
     }

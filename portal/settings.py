@@ -604,13 +604,17 @@ RUN_DARSHAN_PER_HOUR = envint("RUN_DARSHAN_PER_HOUR", "120")
 RUN_DARSHAN_IN_MEMORY = envbool("RUN_DARSHAN_IN_MEMORY", "false")
 
 # Replay my job (jobio/replays.py): a checked job's I/O replayed on every target as its
-# owner, each replay within REPLAY_MAX_BYTES and REPLAY_MAX_PROCESSES; fio's replays
-# write for REPLAY_SECONDS (a slow target costs no more time than a fast one). One
-# replay going per user, at most REPLAYS_PER_DAY started in a day.
+# owner, each replay within REPLAY_MAX_BYTES, REPLAY_MAX_PROCESSES and REPLAY_MAX_FILES
+# files at once (a target's inodes: the dev $HOME has 262,144); each run is timed for
+# REPLAY_SECONDS (3 at least: a shorter run ranks nothing), so a slow target costs no
+# more time than a fast one. One replay going per user, at most REPLAYS_PER_DAY a day.
 REPLAY_MAX_BYTES = envint("REPLAY_MAX_BYTES", str(2**30))
 REPLAY_MAX_PROCESSES = envint("REPLAY_MAX_PROCESSES", "8")
+REPLAY_MAX_FILES = envint("REPLAY_MAX_FILES", "20000")
 REPLAY_SECONDS = envint("REPLAY_SECONDS", "60")
 REPLAYS_PER_DAY = envint("REPLAYS_PER_DAY", "10")
+if REPLAY_MAX_FILES < 1:
+    raise ImproperlyConfigured(f"REPLAY_MAX_FILES must be 1 or more, not {REPLAY_MAX_FILES}")
 
 # Quota collection (exercises/quotas/): how often, how long one tool may take, where the
 # tools are looked for, the most files the local collector counts in one user's directory,

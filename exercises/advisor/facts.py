@@ -1,7 +1,7 @@
 """The advisor's inputs for a profile, from the site's database: its targets' facts,
-its exercises' shapes, and the figures of the exercise the job resembles (medians:
-measured here by calibration, else the lab's own results, else the published
-references; exercises/catalogue/site_figures.py)."""
+its exercises' shapes, and the figures of the exercise the job resembles (the site's
+quiet figures: measured here by calibration, else the published references;
+exercises/catalogue/site_figures.py)."""
 
 import statistics
 from collections import defaultdict
@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from exercises.advisor import TargetFacts
 from exercises.advisor.job import ExerciseShape, JobAdvice, advise_job
 from exercises.advisor.job_io import JobIO
+from exercises.advisor.words import protects
 from exercises.catalogue import site_figures
 from exercises.catalogue.models import Exercise, Metric, SiteProfile
 from exercises.catalogue.profiles import active_profile
@@ -72,39 +73,69 @@ def advice_for(io: JobIO, profile: SiteProfile | None = None, ran: str | None = 
 
 
 def target_facts(profile: SiteProfile) -> list[TargetFacts]:
-    """The advisor's view of each target: its properties, and its sequential and
-    random write figures: the medians of the site's plainest streaming and random
-    exercise that has figures (one process writing one file and fsyncing it, 1a and
-    2a, where the site has them), from exercises/catalogue/site_figures.py (measured here, else
-    the class's runs, else published)."""
+    """The advisor's view of each target: its properties, whether its data survives
+    (redundancy, purge), and the quiet figures a job's I/O is counted by, each with
+    its source: the sequential and random write medians of the site's plainest
+    streaming and random exercise that has figures (one process writing one file and
+    fsyncing it, 1a and 2a, where the site has them), and the file creates of its
+    metadata exercise (6), from exercises/catalogue/site_figures.py."""
     figures_of: dict[str, site_figures.SiteFigures] = {}
     for pattern in ("sequential", "random"):
-        found: site_figures.SiteFigures = {}
-        for exercise in plainest(profile, pattern):
-            found = site_figures.for_exercise(profile, exercise.key, Metric.WRITE)
-            if found:
-                break
-        figures_of[pattern] = found
+        figures_of[pattern] = first_with_figures(profile, plainest(profile, pattern), Metric.WRITE)
+    metadata = [e for e in profile.exercises.all() if e.measures_metadata]
+    figures_of["create"] = first_with_figures(profile, metadata, Metric.CREATE)
     ratios = stored_ratios(profile)
-    return [
-        TargetFacts(
-            key=t.key,
-            name=t.name,
-            in_memory=t.in_memory,
-            persistent=t.persistent,
-            shared=t.shared,
-            use_for=tuple(t.use_for),
-            avoid_for=tuple(t.avoid_for),
-            sequential_mib_s=_mib_s(figures_of["sequential"].get(t.key)),
-            random_mib_s=_mib_s(figures_of["random"].get(t.key)),
-            quota_gib=t.quota_bytes / GiB if t.quota_bytes else None,
-            filesystem=t.filesystem,
-            spread_directory=t.spread_directory,
-            compression=t.compression,
-            stored_ratio=ratios.get(t.key),
+
+    def figure(kind: str, key: str) -> tuple[float | None, str]:
+        found = figures_of[kind].get(key)
+        return (found.value, found.source) if found else (None, "")
+
+    facts = []
+    for t in profile.targets.all():
+        sequential, sequential_source = figure("sequential", t.key)
+        random, random_source = figure("random", t.key)
+        creates, create_source = figure("create", t.key)
+        facts.append(
+            TargetFacts(
+                key=t.key,
+                name=t.name,
+                in_memory=t.in_memory,
+                persistent=t.persistent,
+                shared=t.shared,
+                use_for=tuple(t.use_for),
+                avoid_for=tuple(t.avoid_for),
+                sequential_mib_s=sequential,
+                random_mib_s=random,
+                quota_gib=t.quota_bytes / GiB if t.quota_bytes else None,
+                filesystem=t.filesystem,
+                spread_directory=t.spread_directory,
+                compression=t.compression,
+                stored_ratio=ratios.get(t.key),
+                redundant=protects(t.redundancy),
+                redundancy=t.redundancy,
+                purge=t.purge_policy or t.purge_rule,
+                sequential_source=sequential_source,
+                random_source=random_source,
+                create_ops_s=creates,
+                create_source=create_source,
+            )
         )
-        for t in profile.targets.all()
-    ]
+    return facts
+
+
+def first_with_figures(
+    profile: SiteProfile, exercises: list[Exercise], metric: Metric
+) -> site_figures.SiteFigures:
+    """The figures of the first of `exercises` that has some, each source naming the
+    exercise ("exercise 1a, measured here by calibration round 3 on ...")."""
+    for exercise in exercises:
+        found = site_figures.for_exercise(profile, exercise.key, metric)
+        if found:
+            return {
+                key: site_figures.SiteFigure(f.value, f"exercise {exercise.key}, {f.source}")
+                for key, f in found.items()
+            }
+    return {}
 
 
 def stored_ratios(profile: SiteProfile) -> dict[str, tuple[float, str]]:
@@ -144,7 +175,3 @@ def plainest(profile: SiteProfile, pattern: str) -> list[Exercise]:
         if e.pattern == pattern and e.files_per_process == 1 and e.fsync and not e.measures_metadata
     ]
     return sorted(found, key=lambda e: e.processes)  # stable: the site's order
-
-
-def _mib_s(figure: site_figures.SiteFigure | None) -> float | None:
-    return figure.value if figure else None

@@ -14,6 +14,7 @@ from dataclasses import dataclass, replace
 from exercises.advisor import Access, Advice, FileShape, Question, TargetFacts, advise
 from exercises.advisor.job_io import JobIO
 from exercises.advisor.plan import keeper_of
+from exercises.advisor.question import Recommendation
 from exercises.advisor.words import speed
 from portal.units import GiB, KiB, MiB, ratio_as_shown, times
 
@@ -207,11 +208,26 @@ def collective_advice(
         return text
     best, gain, figures = found
     names = {t.key: t.name for t in targets}
+    measured = f"exercises {collective.key} and {independent.key}, {together[best][1]}"
+    if not gains(gain):  # slower on every target measured: promise nothing
+        return (
+            f"Your {p.nprocs:,} processes wrote pieces of {size_words(p.typical_request_bytes)} "
+            "of one shared file in turns, each piece a request of its own. Collective "
+            "MPI-IO gathers such pieces into a few large writes, but not faster here: on "
+            f"every target this site measured both, collective calls were slower, and "
+            f"least so on {names.get(best, best)}, {gain} independent ones: {figures} "
+            f"({measured}). Keep your calls as they are, or let each process write a file "
+            "of its own."
+        )
     return (
         f"{text} On {names.get(best, best)}, collective calls wrote exercise "
-        f"{independent.key}'s pieces {gain} independent ones: {figures} (exercises "
-        f"{collective.key} and {independent.key}, {together[best][1]})."
+        f"{independent.key}'s pieces {gain} independent ones: {figures} ({measured})."
     )
+
+
+def gains(gain: str) -> bool:
+    """Whether best_gain's words say a gain ("1.5× as fast as"), not a loss."""
+    return not gain.endswith("slower than")
 
 
 def best_gain(
@@ -259,11 +275,14 @@ def striping_advice(
     site's figures of one such file on one server and spread where it has both."""
     if not large_shared(p):
         return ""
-    text = (
+    wrote = (
         f"Your {p.nprocs:,} processes wrote {size_words(p.bytes_written)} into "
-        f"{'one shared file' if p.shared_files == 1 else f'{p.shared_files} shared files'}. "
-        "A file lies on one storage server unless it is striped, and then that server's "
-        "link and disks limit every process that writes it: spread it over all of them."
+        f"{'one shared file' if p.shared_files == 1 else f'{p.shared_files} shared files'}."
+    )
+    text = (
+        f"{wrote} A file lies on one storage server unless it is striped, and then that "
+        "server's link and disks limit every process that writes it: spread it over all "
+        "of them."
     )
     ways = []
     for t in targets:
@@ -288,10 +307,18 @@ def striping_advice(
         return text
     best, gain, figures = found
     names = {t.key: t.name for t in targets}
+    measured = f"exercises {spread.key} and {one.key}, {wide[best][1]}"
+    if not gains(gain):  # slower wherever the site measured it: promise nothing
+        return (
+            f"{wrote} A file lies on one storage server unless it is striped, but striping "
+            "did not pay here: on every target where this site measured one such file "
+            f"both ways, spread over the servers it was written slower, least so on "
+            f"{names.get(best, best)}, {gain} on one server: {figures} ({measured}). Keep "
+            "it on one server here, or measure your own file both ways before you stripe it."
+        )
     return (
         f"{text} On {names.get(best, best)}, one such file spread over the servers was "
-        f"written {gain} on one server: {figures} (exercises {spread.key} and {one.key}, "
-        f"{wide[best][1]})."
+        f"written {gain} on one server: {figures} ({measured})."
     )
 
 
@@ -365,8 +392,11 @@ FiguresFor = Callable[[str, bool], Mapping[str, tuple[float, str]]]
 class Speedup:
     target_key: str  # the recommended target
     baseline_key: str  # what it is compared with
-    ratio: float
+    ratio: float  # the recommended target's figure over the baseline's, as shown
     text: str
+    # The baseline is faster by the figures, and the text says why the recommended
+    # target comes first all the same: the ranking weighs more than the figure.
+    trade_off: bool = False
 
 
 @dataclass(frozen=True)
@@ -381,6 +411,9 @@ class JobAdvice:
     collective: str = ""  # interleaved pieces of a shared file: collective I/O, with figures
     striping: str = ""  # one large shared file: stripe it, how, with figures
     compression: str = ""  # what a target that compresses would save on its output
+    # Where results go after a job on a target that does not keep them: the plan's
+    # keeper (plan.keeper_of), at whose figure a replay counts staging.
+    keeper: TargetFacts | None = None
 
     @property
     def kind(self) -> str:
@@ -430,19 +463,54 @@ def speedup(
     if fast <= 0 or slow <= 0:
         return None
     names = {t.key: t.name for t in targets}
+    first, other = names[best.target_key], names[baseline]
     ratio = ratio_as_shown(fast, slow)
-    comparison = f"{times(ratio)} faster than" if ratio >= 1 else f"{times(1 / ratio)} slower than"
-    text = (
-        f"Expect {names[best.target_key]} to be about {comparison} {names[baseline]} for this "
-        f"job: {speed(fast)} against {speed(slow)} in exercise {exercise.key} ({source})."
-    )
+    where = f"in exercise {exercise.key} ({source})"
+    if ratio > 1:
+        text = (
+            f"Expect {first} to be about {times(ratio)} faster than {other} for this job: "
+            f"{speed(fast)} against {speed(slow)} {where}."
+        )
+    elif ratio == 1:
+        text = (
+            f"Expect {first} to be about as fast as {other} for this job: {speed(fast)} "
+            f"against {speed(slow)} {where}."
+        )
+    else:
+        # The figure says the other is faster: the first place is not the figure's, and
+        # the sentence says why, never "the recommended one is slower" alone.
+        held = next((r for r in advice.ranking if r.target_key == baseline), None)
+        text = (
+            f"{other} is about {times(1 / ratio)} faster than {first} for this job by the "
+            f"figures: {speed(slow)} against {speed(fast)} {where}. {first} comes first "
+            f"all the same: {held_back(held, other)}."
+        )
     if by_writes:
         text += (
             f" The job mostly reads, and this site has no {exercise.pattern} read figures: "
             f"these are {exercise.key}'s writes. Reads from a disk pay the same seeks and "
             "round trips; reads from memory cost no more than its writes."
         )
-    return Speedup(best.target_key, baseline, ratio, text)
+    return Speedup(best.target_key, baseline, ratio, text, trade_off=ratio < 1)
+
+
+def held_back(other: Recommendation | None, name: str) -> str:
+    """Why the ranking puts a target the figures call faster after the first: what
+    stops it, what it would cost the job's results, or the site's advice in a near tie."""
+    if other is None:
+        return f"the ranking weighs more than {name}'s figure"
+    if not other.fits and other.reasons:
+        reason = other.reasons[0].rstrip(".")
+        # After a colon a sentence goes on in lower case ("The site advises" -> "the").
+        return reason[:1].lower() + reason[1:] if reason[1:2].islower() else reason
+    if other.full:
+        return f"your data would fill {name}'s quota, with no room left for results"
+    if not other.keeps_results:
+        return (
+            f"{name} does not keep what the job writes past it, and copying the results "
+            "to a target that does is counted in its time"
+        )
+    return f"the two are near enough that the site's advice for each decides, not {name}'s figure"
 
 
 def advise_job(
@@ -481,6 +549,7 @@ def advise_job(
         ]
     advice = advise(targets, question)
     return JobAdvice(
+        keeper=keeper_of(targets, question),
         pattern=question.access,
         question=question,
         advice=advice,

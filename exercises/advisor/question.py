@@ -34,9 +34,22 @@ class TargetFacts:
     # them: job_label names it ("exercise 2a"); empty: none.
     job_mib_s: float | None = None
     job_label: str = ""
-    # False: a hardware failure can lose the data. An avoid_for phrase such as "the
-    # only copy of data" says the same, for callers that only pass the phrases.
+    job_source: str = ""  # where job_mib_s comes from, if the caller says
+    # False: a hardware failure can lose the data (the profile's redundancy text,
+    # read by words.protects). An avoid_for phrase such as "the only copy of data"
+    # says the same, for callers that only pass the phrases.
     redundant: bool = True
+    redundancy: str = ""  # the profile's words: "none: a single virtual disk"
+    # What removes files that outlive the job ("files not accessed for 14 days are
+    # removed, every night"); "": nothing does.
+    purge: str = ""
+    # Where each figure above comes from, as the page quotes it: "exercise 1a, measured
+    # here by calibration round 3 on 2 May 2026: the median of 3 runs, ..."
+    sequential_source: str = ""
+    random_source: str = ""
+    # Files created per second by the site's metadata exercise (mdtest's creates).
+    create_ops_s: float | None = None
+    create_source: str = ""
 
 
 class Access(StrEnum):
@@ -88,6 +101,15 @@ class Recommendation:
     score: float
     reasons: tuple[str, ...]
     fits: bool
+    # What the job's I/O would cost here, copies to a target that keeps results
+    # included (None: no figure to count it by), that cost in words with its figures,
+    # and each figure it was counted by with its source and date.
+    seconds: float | None = None
+    cost: str = ""
+    figures: tuple[str, ...] = ()
+    quota_share: float | None = None  # of the default quota the data would take
+    full: bool = False  # it would take more than TIGHT_QUOTA of it: no room left
+    keeps_results: bool = True  # what the job must keep outlives it here
 
 
 @dataclass(frozen=True)

@@ -1,21 +1,21 @@
 """The one source of the figures the advisor quotes: for an exercise, per target, a
-median with where it comes from. The site's own calibration first, then the lab's
-trainees (the median of each one's median), then what the site published; never
-a maximum. One source for all targets of a comparison, so that a speed-up sets
-figures of one kind beside each other."""
+quiet figure of the site with where it comes from. The site's own calibration first
+(the median of a finished round's runs, which ran alone on their target), else what
+the site published; never a maximum, and never the lab's trainees' runs, which share
+their targets with each other. One source for all targets of a comparison, so that
+a speed-up sets figures of one kind beside each other."""
 
-import statistics
 from dataclasses import dataclass
 
 from exercises.catalogue.models import (
-    RESULT_FIELD,
+    BANDWIDTH_METRICS,
     MeasuredReference,
     Metric,
     ReferenceResult,
     SiteProfile,
+    Unit,
 )
 from jobs.figures import shown
-from jobs.models import RunResult
 
 
 @dataclass(frozen=True)
@@ -30,14 +30,18 @@ SiteFigures = dict[str, SiteFigure]  # target key -> its figure
 
 
 def for_exercise(profile: SiteProfile, exercise_key: str, metric: Metric) -> SiteFigures:
-    """Target key -> figure for one exercise and metric: the first of the site's
-    measured references, the lab's results and the published references that has
-    figures for two targets or more."""
-    for source in (measured, lab_trainees, published):
+    """Target key -> figure for one exercise and metric: the site's measured
+    references if they have figures for two targets or more, else the published ones
+    if they do."""
+    for source in (measured, published):
         found = source(profile, exercise_key, metric)
         if len(found) >= 2:
             return found
     return {}
+
+
+def unit_of(metric: Metric) -> str:
+    return "MiB/s" if metric in BANDWIDTH_METRICS else "ops/s"
 
 
 def measured(profile: SiteProfile, key: str, metric: Metric) -> SiteFigures:
@@ -51,35 +55,23 @@ def measured(profile: SiteProfile, key: str, metric: Metric) -> SiteFigures:
         found[ref.target.key] = SiteFigure(
             ref.median,
             f"measured here{by} on {ref.measured_at:%-d %B %Y}: the median of {runs} "
-            f"run{'s' if runs != 1 else ''}, {shown(ref.low)}–{shown(ref.high)} MiB/s",
+            f"run{'s' if runs != 1 else ''}, {shown(ref.low)}–{shown(ref.high)} "
+            f"{unit_of(metric)}",
         )
     return found
 
 
-def lab_trainees(profile: SiteProfile, key: str, metric: Metric) -> SiteFigures:
-    """The lab's figures: the median of each trainee's median, so that one person's
-    repeats count once (the site's calibration runs are the site's, not a trainee's)."""
-    medians = RunResult.objects.filter(
-        run__exercise__profile=profile, run__exercise__key=key, run__calibration=None
-    ).people_medians(RESULT_FIELD[metric], "run__target__key")
-    return {
-        target_key: SiteFigure(statistics.median(people), _trainees(people))
-        for (target_key,), people in medians.items()
-    }
-
-
-def _trainees(people: list[float]) -> str:
-    if len(people) == 1:
-        return "the median of one trainee's runs in this lab"
-    return f"the median of {len(people)} trainees' medians in this lab"
-
-
 def published(profile: SiteProfile, key: str, metric: Metric) -> SiteFigures:
+    """The site's published figures: bandwidths in MiB/s whatever unit they were
+    published in, file operations in operations per second."""
     found: SiteFigures = {}
     rows = ReferenceResult.objects.filter(
         exercise__profile=profile, exercise__key=key, metric=metric
     ).select_related("target")
     for ref in rows:
-        if ref.mib_s is not None:
-            found[ref.target.key] = SiteFigure(ref.mib_s, f"published: {ref.source or 'the site'}")
+        value = ref.mib_s if metric in BANDWIDTH_METRICS else None
+        if metric not in BANDWIDTH_METRICS and ref.unit == Unit.OPS_S:
+            value = ref.value
+        if value is not None:
+            found[ref.target.key] = SiteFigure(value, f"published: {ref.source or 'the site'}")
     return found

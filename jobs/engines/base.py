@@ -13,6 +13,8 @@ from portal.units import GiB, KiB, MiB, mb
 SEGMENTS_MAX = 100_000
 # The most request sizes one run writes with, one after the other (a sweep).
 SWEEP_MAX = 8
+# The most times one run makes, reads and removes its files over (mdtest's iterations).
+ITERATIONS_MAX = 100
 
 
 class Pattern(StrEnum):
@@ -40,7 +42,17 @@ class Workload(BaseModel):
     direct: bool = False
     # Time-based: write for this many seconds, over the files again and again, instead
     # of once through them: a figure over seconds, not over milliseconds of a timer.
+    # With read_back, each phase for this long; IOR goes through its bytes again until
+    # it has (at least once through them); mdtest stops making files after it, and the
+    # phases after it work on the files it made.
     seconds: int | None = Field(default=None, ge=1, le=600)
+    # Only reads, timed, of files laid out before the clock starts (fio lays them out,
+    # then reads them, past the page cache where `direct`): a job that read data it did
+    # not write. Its figure is a read figure; no write is timed.
+    read_only: bool = False
+    # The files made, read and removed this many times over (mdtest's iterations): a
+    # run of a few files lasts long enough on a fast target without more files at once.
+    iterations: int = Field(default=1, ge=1, le=ITERATIONS_MAX)
     # MPI-IO (IOR's MPIIO backend) instead of POSIX calls, and with it collective calls:
     # every rank writes together, and a few aggregators gather their small pieces into
     # large contiguous requests (collective buffering) before the filesystem sees them.
@@ -78,8 +90,8 @@ class Workload(BaseModel):
             raise ValueError("many small files need file_per_process")
         if (self.size_per_process // self.files_per_process) < self.block_size:
             raise ValueError("each file must hold at least one block")
-        if self.seconds and self.read_back:
-            raise ValueError("a time-based run writes until its time is up: it reads nothing back")
+        if self.read_only and self.read_back:
+            raise ValueError("a run that only reads has no writes to read back")
         return self
 
     def _sweep_fits(self) -> None:
@@ -94,7 +106,12 @@ class Workload(BaseModel):
             raise ValueError("size_per_process must be a multiple of every size of the sweep")
         if not self.seconds:
             raise ValueError("a sweep writes each size for `seconds`: set seconds")
-        if self.read_back or self.files_per_process > 1 or not self.file_per_process:
+        if (
+            self.read_back
+            or self.read_only
+            or self.files_per_process > 1
+            or not self.file_per_process
+        ):
             raise ValueError("a sweep writes one file per process, and reads nothing back")
 
 

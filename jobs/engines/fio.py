@@ -36,6 +36,8 @@ class Fio:
                 "fio forks its processes on one node and writes with POSIX calls: "
                 "MPI-IO, interleaved segments and several nodes need IOR"
             )
+        if workload.iterations > 1:
+            raise ValueError("fio repeats by time (seconds): iterations are mdtest's")
         # fio splits --directory (and --filename) at ':' into several paths.
         if ":" in target.directory:
             raise ValueError(f"fio cannot use a directory with ':' in it: {target.directory}")
@@ -73,6 +75,11 @@ class Fio:
             argv += ["--time_based", f"--runtime={workload.seconds}s"]
         if workload.block_sizes:
             return argv + _sweep(workload, random)
+        if workload.read_only:
+            # fio lays the files out before the clock starts (a job reading what was
+            # there before it), then times the reads alone; --invalidate, fio's default,
+            # drops the laid-out pages from the page cache first.
+            return argv + ["--name=read", f"--rw={'randread' if random else 'read'}"]
         argv += ["--name=write", f"--rw={'randwrite' if random else 'write'}"]
         if workload.fsync:
             argv.append("--end_fsync=1")

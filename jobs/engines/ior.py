@@ -65,8 +65,12 @@ class Ior:
             raise ValueError(
                 "IOR writes one file per process or one shared file: many small files need fio"
             )
-        if workload.seconds:
-            raise ValueError("time-based runs need fio: IOR here writes a set size")
+        if workload.read_only or workload.iterations > 1:
+            raise ValueError("IOR reads what it wrote first (read_back); iterations are mdtest's")
+        if workload.seconds and workload.collective:
+            # Each rank decides by its own clock whether to go through its bytes again:
+            # one collective call more on one rank than on another would hang them all.
+            raise ValueError("collective calls go through their bytes once: no time-based runs")
         if workload.compressible is not None:
             raise ValueError("data that compresses by a set share needs fio")
         if workload.mpi_io and workload.direct:
@@ -101,6 +105,10 @@ class Ior:
         if workload.direct and not target.tmpfs:
             argv.append("--posix.odirect")  # past the page cache, as fio's --direct=1
         argv += ["-o", f"{target.directory.rstrip('/')}/ior.dat", "-O", "summaryFormat=JSON"]
+        if workload.seconds:
+            # Each phase goes through its bytes, and again from the start of its file(s)
+            # until `seconds` have passed: a figure over seconds on a fast target too.
+            argv += ["-O", f"minTimeDuration={workload.seconds}"]
         return argv
 
     def tasks(self, workload: Workload) -> int:

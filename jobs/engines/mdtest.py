@@ -63,9 +63,9 @@ class Mdtest:
             raise ValueError("mdtest works through its files in order: random I/O needs fio or IOR")
         if not workload.file_per_process:
             raise ValueError("mdtest here gives every process files of its own")
-        if workload.seconds or workload.direct or workload.compressible is not None:
+        if workload.direct or workload.compressible is not None or workload.read_only:
             raise ValueError(
-                "mdtest counts file operations: no time-based, direct I/O or compressible runs"
+                "mdtest counts file operations: no direct I/O, compressible or read-only runs"
             )
         if workload.mpi_io or workload.segments > 1:
             raise ValueError("mdtest makes files with POSIX calls: MPI-IO and segments need IOR")
@@ -87,6 +87,12 @@ class Mdtest:
         ]
         if workload.fsync:
             argv.append("-y")  # fsync every file after writing it, inside the create phase
+        if workload.iterations > 1:
+            argv += ["-i", str(workload.iterations)]  # made, read and removed this often
+        if workload.seconds:
+            # Making files stops after `seconds` (its stonewall), every rank then making
+            # as many as the one that made most; the phases after it work on those.
+            argv += ["-W", str(workload.seconds)]
         argv += ["-d", f"{target.directory.rstrip('/')}/mdtest"]
         return argv
 

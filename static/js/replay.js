@@ -1,6 +1,6 @@
 // Draws a replay's answer (jobio/replay_figures.py: _chart) with Chart.js: per target,
-// the time the job would spend in I/O, and the staging a node's own storage adds,
-// stacked, on a log scale (seconds to hours side by side). The table above carries
+// the time the job would spend in I/O, and the copies Check my job's rules count where
+// a target does not keep results (or is a node's own), stacked, on a log scale (seconds to hours side by side). The table above carries
 // the same numbers for screen readers. Drawn when the page loads and after each swap.
 (function () {
   let chart = null;
@@ -17,7 +17,7 @@
         labels: data.labels,
         datasets: [
           { label: "Your job's I/O", data: data.io, backgroundColor: "#1f5fa8" },
-          { label: "Staging in and out", data: data.staging, backgroundColor: "#8a5a00" },
+          { label: "Copies", data: data.staging, backgroundColor: "#8a5a00" },
         ],
       },
       options: {

@@ -6,8 +6,8 @@ from dataclasses import dataclass, replace
 
 import pytest
 
-from exercises.advisor import Access, FileShape
-from exercises.advisor.job import ExerciseShape, advise_job, pattern_of, question_for
+from exercises.advisor import Access, Advice, FileShape, Recommendation
+from exercises.advisor.job import ExerciseShape, advise_job, pattern_of, question_for, speedup
 from exercises.advisor.job_io import JobIO
 from tests.published import VSC3, facts_of, in_mib_s, profile
 
@@ -233,6 +233,35 @@ def test_random_writes_that_fit_in_memory_are_staged_through_tmpdir_with_the_fig
     assert job.recommended == ["tmp", "global"]
 
 
+def test_a_first_choice_the_figures_call_slower_is_said_with_why_it_comes_first() -> None:
+    """The recommended target is never "about 4.7× slower than" the other alone: the
+    sentence says the other is faster by the figures, and why the ranking puts it
+    second (here: it does not keep results past the job)."""
+    stream = TABLE["a 2 GiB sequential write in 1 MiB blocks"].io
+    question = question_for(stream, 24)
+    ranking = (
+        Recommendation("global", "$GLOBAL", 1.0, ("It keeps results.",), True),
+        Recommendation("scratch", "$SCRATCH", 0.5, ("Purged.",), True, keeps_results=False),
+    )
+    figures = {"global": (200.0, "calibration round 4"), "scratch": (940.0, "round 4")}
+    one_a = next(e for e in SHAPES if e.key == "1a")
+
+    found = speedup(Advice(ranking, "plan"), DEV, question, figures, one_a)
+
+    assert found.trade_off and found.baseline_key == "scratch"
+    assert "slower than" not in found.text
+    assert found.text == (
+        "$SCRATCH is about 4.7× faster than $GLOBAL for this job by the figures: 940.0 MiB/s "
+        "against 200.0 MiB/s in exercise 1a (calibration round 4). $GLOBAL comes first all "
+        "the same: $SCRATCH does not keep what the job writes past it, and copying the "
+        "results to a target that does is counted in its time."
+    )
+    # A target that does not fit says its own reason.
+    blocked = (ranking[0], replace(ranking[1], fits=False, reasons=("The quota is 4 GiB.",)))
+    found = speedup(Advice(blocked, "plan"), DEV, question, figures, one_a)
+    assert found.text.endswith("$GLOBAL comes first all the same: the quota is 4 GiB.")
+
+
 def test_a_large_stream_goes_straight_to_the_parallel_filesystem() -> None:
     job = advise_job(
         TABLE["a 2 GiB sequential write in 1 MiB blocks"].io, VSC3, 64, SHAPES, figures_for
@@ -426,6 +455,22 @@ def test_ranks_writing_a_shared_file_in_turns_are_told_to_write_collectively() -
     ) in job.collective
 
 
+def test_where_collective_calls_were_slower_everywhere_the_advice_promises_no_gain() -> None:
+    def slower_together(key: str, reading: bool) -> dict[str, tuple[float, str]]:
+        if key == "8b":  # collective at half of independent on both targets
+            alone = mpi_io_figures("8a", reading)
+            return {t: (v * 0.5, source) for t, (v, source) in alone.items()}
+        return mpi_io_figures(key, reading)
+
+    job = advise_job(IN_TURNS, VSC3, 64, WITH_MPI_IO, slower_together)
+
+    assert "MPI_File_write_at_all" not in job.collective  # no call to change to
+    assert "but not faster here" in job.collective
+    assert "Keep your calls as they are" in job.collective
+    assert "2.0× slower than independent ones: 20.0 MiB/s against 40.0 MiB/s" in job.collective
+    assert "as fast as" not in job.collective
+
+
 def test_without_both_figures_the_collective_advice_quotes_none() -> None:
     job = advise_job(IN_TURNS, VSC3, 64, WITH_MPI_IO, lambda key, reading: {})
 
@@ -488,6 +533,20 @@ def test_ranks_streaming_one_large_shared_file_are_told_to_stripe_it_the_sites_w
         "one server: 165.0 MiB/s against 110.0 MiB/s (exercises 10b and 10a, calibration "
         "round 3)."
     ) in job.striping
+
+
+def test_where_spreading_was_slower_everywhere_the_advice_does_not_say_to_stripe() -> None:
+    def slower_spread(key: str, reading: bool) -> dict[str, tuple[float, str]]:
+        if key == "10b":
+            return {"work": (80.0, "calibration round 3"), "tmp": (905.0, "calibration round 3")}
+        return layout_figures(key, reading)
+
+    job = advise_job(STREAMED, DEV, 24, WITH_LAYOUTS, slower_spread)
+
+    assert "spread it over all of them" not in job.striping
+    assert "striping did not pay here" in job.striping
+    assert "1.4× slower than on one server: 80.0 MiB/s against 110.0 MiB/s" in job.striping
+    assert "Keep it on one server here" in job.striping
 
 
 def test_on_a_lustre_or_beegfs_site_the_advice_names_its_command() -> None:

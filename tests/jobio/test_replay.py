@@ -8,10 +8,10 @@ import dataclasses
 import pytest
 
 from exercises.advisor.job_io import SIZE_BINS, JobIO
-from jobio.replay import NotReplayable, replay_of
+from jobio.replay import MIN_SECONDS, NotReplayable, replay_of, sized_for
 from jobio.sandbox import parse
 from jobs.engines import get_engine
-from jobs.engines.base import Pattern, Target
+from jobs.engines.base import ITERATIONS_MAX, Pattern, Target
 from tests.jobio.logs import log
 
 KiB, MiB, GiB = 2**10, 2**20, 2**30
@@ -57,13 +57,56 @@ def test_a_stream_bigger_than_the_bound_writes_for_its_seconds_instead() -> None
     assert any("for 60 s" in said for said in replay.kept)
 
 
-def test_many_small_files_replay_as_mdtest_files() -> None:
-    replay = replay_of(read("small-files"))
+def test_many_small_files_replay_as_mdtest_files_made_for_at_most_its_seconds() -> None:
+    replay = replay_of(read("small-files"), seconds=30)
 
     w = replay.workload
     assert replay.engine == "mdtest"
     assert (w.files_per_process, w.size_per_process // w.files_per_process) == (1000, 16 * KiB)
+    assert (w.seconds, w.iterations) == (30, 1)  # each target's own rounds: sized_for
     assert "1,000 small files a process" in replay.kept
+
+
+def test_a_log_that_only_read_replays_as_reads_of_data_laid_out_first_past_the_cache() -> None:
+    replay = replay_of(read("read-1m"), max_bytes=256 * MiB, seconds=20)
+
+    w = replay.workload
+    assert (replay.engine, w.read_only, w.read_back, w.direct) == ("fio", True, False, True)
+    assert (w.block_size, w.size_per_process, w.seconds, w.fsync) == (1 * MiB, 256 * MiB, 20, False)
+    argv = get_engine("fio").command(w, Target(directory="/r"))
+    assert "--name=write" not in argv and argv[-1] == "--rw=read"
+    assert any("reading files laid out before the clock starts" in said for said in replay.kept)
+    assert any("data that was there before the job" in said for said in replay.not_kept)
+
+
+def test_a_log_that_read_small_files_reads_that_many_files_with_fio() -> None:
+    replay = replay_of(read("read-small-files"))
+
+    w = replay.workload
+    assert (replay.engine, w.read_only, w.files_per_process) == ("fio", True, 1000)
+    assert w.size_per_process // w.files_per_process == 16 * KiB
+
+
+def test_a_job_that_mostly_read_what_it_also_wrote_writes_then_reads_each_timed_apart() -> None:
+    replay = replay_of(job(bytes_read=256 * MiB, reads=256, footprint_bytes=64 * MiB))
+
+    w = replay.workload
+    assert (w.read_back, w.read_only, w.seconds) == (True, False, 60)
+
+
+def test_ranks_that_read_a_shared_file_write_it_first_then_read_it_with_ior() -> None:
+    readers = job(nprocs=4, files=1, shared_files=1, bytes_written=0, writes=0,
+                  bytes_read=256 * MiB, reads=256)  # fmt: skip
+
+    replay = replay_of(readers)
+
+    assert (replay.engine, replay.workload.read_back, replay.workload.seconds) == ("ior", True, 60)
+    assert any("the replay writes it first" in said for said in replay.not_kept)
+
+
+def test_no_replay_is_timed_for_less_than_the_seconds_a_figure_needs() -> None:
+    for name in ("random-4k", "small-files", "read-1m", "example"):
+        assert replay_of(read(name), seconds=1).workload.seconds == MIN_SECONDS
 
 
 def test_two_thousand_ranks_on_one_shared_file_replay_as_ior_on_fewer() -> None:
@@ -108,7 +151,7 @@ def test_each_shape_gets_its_engine_and_order(given, engine, pattern) -> None:
 def test_a_job_that_read_what_it_wrote_reads_it_back_and_says_whose_data_it_reads() -> None:
     replay = replay_of(job(bytes_read=64 * MiB, reads=64))
 
-    assert replay.workload.read_back
+    assert replay.workload.read_back and replay.workload.seconds == 60
     assert "reading data another job wrote: the replay reads back its own" in replay.not_kept
 
 
@@ -137,14 +180,28 @@ def test_nothing_of_the_logs_text_reaches_the_command() -> None:
     assert hostile not in repr(replay)
 
 
-def test_more_small_files_than_the_bound_holds_are_fewer_and_said_so() -> None:
+def test_more_small_files_than_the_bound_of_bytes_holds_are_fewer_and_said_so() -> None:
     many = job(nprocs=2, files=400_000, footprint_bytes=400_000 * 512 * KiB,
                common_sizes=((512 * KiB, 400_000),), bytes_written=400_000 * 512 * KiB)  # fmt: skip
     replay = replay_of(many, max_bytes=1 * GiB)
 
     assert replay.engine == "mdtest"
     assert replay.replay_bytes <= 1 * GiB
-    assert "all of its 200,000 files a process: replayed with 1,024" in replay.not_kept
+    assert replay.workload.files_per_process == 1024
+    assert any("all of its 200,000 files a process at once: replayed with 1,024" in said
+               for said in replay.not_kept)  # fmt: skip
+
+
+def test_a_million_tiny_files_stay_well_within_the_bound_of_files_at_once() -> None:
+    """A log of 512-byte files once became mdtest with 524,288 files; the dev $HOME has
+    262,144 inodes."""
+    tiny = job(nprocs=2, files=1_048_576, footprint_bytes=1_048_576 * 512, writes=1_048_576,
+               common_sizes=((512, 1_048_576),), bytes_written=1_048_576 * 512)  # fmt: skip
+
+    w = replay_of(tiny, max_bytes=1 * GiB, max_files=20_000).workload
+
+    assert w.files_per_process * w.processes <= 20_000
+    assert w.size_per_process // w.files_per_process >= 512
 
 
 def test_small_files_every_rank_opened_are_still_files_of_their_own() -> None:
@@ -191,3 +248,23 @@ def test_ranks_writing_a_shared_file_in_turns_replay_in_the_same_turns() -> None
     # Each rank's share in one stretch (IOR's usual layout) stays so.
     in_stretches = dataclasses.replace(in_turns, consecutive_requests=64 * 255)
     assert replay_of(in_stretches, max_bytes=64 * MiB).workload.segments == 1
+
+
+def test_each_targets_mdtest_is_made_again_until_the_sites_figure_says_it_lasts() -> None:
+    plan = replay_of(read("small-files"), seconds=3).workload  # 1,000 files, 1 process
+
+    # 30,000 files a second: 1,000 files take 1/30 s; 1.5 × 3 s of them is 135 rounds,
+    # the most a run makes (100), each stopped after 1 s if the target is slower.
+    fast = sized_for(plan, "mdtest", 30_000)
+    assert (fast.iterations, fast.seconds) == (ITERATIONS_MAX, 1)
+    # 1,000 a second: 4.5 rounds, so 5, each at most 1 s: about 5 s in all.
+    medium = sized_for(plan, "mdtest", 1_000)
+    assert (medium.iterations, medium.seconds) == (5, 1)
+    # 100 a second: one round, stopped after its 3 s.
+    assert sized_for(plan, "mdtest", 100) == plan
+    # Without a figure, once; fio and IOR last their seconds by themselves.
+    assert sized_for(plan, "mdtest", None) == plan
+    stream = replay_of(read("sequential-1m")).workload
+    assert sized_for(stream, "fio", 30_000) == stream
+    argv = get_engine("mdtest").command(medium, Target(directory="/r"))
+    assert argv[argv.index("-i") + 1] == "5" and argv[argv.index("-W") + 1] == "1"

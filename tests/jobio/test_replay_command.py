@@ -42,7 +42,7 @@ def test_an_unknown_login_or_target_is_named(ada) -> None:
 def test_a_random_4k_job_replayed_on_three_targets_keeps_2as_lesson(
     live_portal, dev_profile, cluster_username, make_user, settings, sync_loop
 ) -> None:
-    settings.REPLAY_SECONDS = 2
+    settings.REPLAY_SECONDS = 2  # fewer than a figure needs: each run is timed for 3
     user = make_user(cluster_username)
     out = StringIO()
     call_command(
@@ -54,13 +54,13 @@ def test_a_random_4k_job_replayed_on_three_targets_keeps_2as_lesson(
     rows = {row["target"]: row for row in answer["targets"]}
     assert list(rows) == ["global", "tmp", "binfs"]  # the site's order
     for row in rows.values():
-        assert row["status"] == "completed" and row["seconds"] == 2
+        assert row["status"] == "completed" and row["seconds"] == 3
         # The job's 64 MiB at the rate measured, and the job's I/O per replay's.
         assert row["job_io_seconds"] == pytest.approx(64 / row["mib_s"], rel=0.01, abs=0.001)
-        assert row["scale"] == pytest.approx(64 / (row["mib_s"] * 2), rel=0.01, abs=0.001)
+        assert row["scale"] == pytest.approx(64 / (row["mib_s"] * 3), rel=0.01, abs=0.001)
     # 2a's lesson on the dev site: memory, and SSD-like $BINFS, each at least 5× $GLOBAL.
     assert rows["tmp"]["mib_s"] >= 5 * rows["global"]["mib_s"]
     assert rows["binfs"]["mib_s"] >= 5 * rows["global"]["mib_s"]
     assert rows["global"]["job_io_seconds"] > 5 * rows["tmp"]["job_io_seconds"]
-    assert answer["verdict"].startswith("Check my job's rules put")  # beside the rules
+    assert answer["verdict"].startswith(("Both put", "Believe the"))  # beside the rules
     follow(*BenchmarkRun.objects.filter(user=user))  # nothing left going

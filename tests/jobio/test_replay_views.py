@@ -8,6 +8,7 @@ from django.urls import reverse
 from jobio.models import Replay
 from jobs.models import BenchmarkRun
 from tests.jobio.logs import checked
+from tests.jobio.replayed import measured
 
 pytestmark = pytest.mark.django_db
 
@@ -71,3 +72,35 @@ def test_a_refusal_is_said_on_the_checks_page(client, ada, dev_profile) -> None:
     answer = start(client, checked(ada, "sequential-1m"), ["home"])
     assert answer.status_code == 409
     assert "A replay of yours is still running" in answer.content.decode()
+
+
+def test_the_page_sets_both_verdicts_side_by_side_and_says_read_for_a_job_that_read(
+    client, ada, dev_profile, settings
+) -> None:
+    settings.REPLAY_SECONDS = 3
+    client.force_login(ada)
+    start(client, checked(ada, "read-1m"), ["global", "scratch", "tmp"])
+    replay = Replay.objects.get()
+    measured(replay, {"global": 200, "scratch": 900, "tmp": 5000}, field="read_bytes_per_s")
+
+    page = client.get(reverse("jobio:replay", args=[replay.pk])).content.decode()
+
+    assert "reads, with fio, data it lays out before its clock starts" in page
+    assert "MiB/s read" in page and "MiB/s written" not in page
+    assert 'id="verdict-rules"' in page and 'id="verdict-replay"' in page
+    assert page.count("· believed") in (1, 2)  # one verdict, or both where they agree
+    assert 'id="replay-verdict"' in page
+
+
+def test_a_run_too_short_to_rank_is_shown_and_says_why(client, ada, dev_profile, settings) -> None:
+    settings.REPLAY_SECONDS = 3
+    client.force_login(ada)
+    start(client, checked(ada, "small-files"), ["global", "tmp"])
+    replay = Replay.objects.get()
+    measured(replay, {"global": 250, "tmp": 30_000}, field="create_ops_s")
+
+    page = client.get(reverse("jobio:replay", args=[replay.pk])).content.decode()
+
+    assert "too short to rank: it was timed for 33 ms" in page
+    assert "How each target's run was sized" in page
+    assert "It ranks nothing (below)." in page

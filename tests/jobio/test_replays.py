@@ -108,8 +108,15 @@ def test_no_target_ticked_starts_nothing(ada) -> None:
 def test_a_timed_replay_gets_a_limit_of_minutes_not_hours() -> None:
     timed = Workload(pattern="random", block_size=4096, processes=1, size_per_process=MiB)
     assert time_limit_minutes(timed.model_copy(update={"seconds": 3})) == 2
-    assert time_limit_minutes(timed.model_copy(update={"seconds": 60})) == 4
-    assert time_limit_minutes(timed) == 10
+    assert time_limit_minutes(timed.model_copy(update={"seconds": 60})) == 5
+    assert time_limit_minutes(timed) == 10  # a replay made before replays were timed
+    # Writes then reads of 256 MiB, each 3 s: once through its bytes at 5 MiB/s, thrice.
+    both = timed.model_copy(update={"seconds": 3, "read_back": True, "size_per_process": 256 * MiB})
+    assert time_limit_minutes(both) == 4
+    # mdtest's 100 rounds of at most 1 s, four phases each: bounded, if long.
+    files = Workload(pattern="sequential", block_size=16384, processes=1, files_per_process=1000,
+                     size_per_process=1000 * 16384, seconds=1, iterations=100)  # fmt: skip
+    assert time_limit_minutes(files) == 22
 
 
 def test_a_target_of_another_site_starts_nothing(ada, targets) -> None:

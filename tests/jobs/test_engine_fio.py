@@ -84,9 +84,39 @@ def test_a_time_based_run_writes_for_its_seconds_over_its_files() -> None:
     assert "--time_based" not in Fio().command(workload(), DISK)
 
 
-def test_a_time_based_run_reads_nothing_back() -> None:
-    with pytest.raises(ValueError, match="reads nothing back"):
-        workload(seconds=2, read_back=True)
+def test_a_time_based_read_back_writes_then_reads_each_for_its_seconds() -> None:
+    argv = Fio().command(workload(seconds=3, read_back=True), DISK)
+
+    # Global options, before the first job: both jobs go for 3 s over the same files.
+    assert argv.index("--time_based") < argv.index("--name=write") < argv.index("--name=read")
+    assert options(argv)["runtime"] == "3s"
+    assert "--stonewall" in argv[argv.index("--name=read") :]
+
+
+def test_a_read_only_run_lays_its_files_out_untimed_and_times_only_reads() -> None:
+    argv = Fio().command(workload(read_only=True, seconds=3, direct=True), DISK)
+
+    assert "--name=write" not in argv and "--end_fsync=1" not in argv
+    assert argv[-2:] == ["--name=read", "--rw=read"]
+    assert options(argv)["direct"] == "1"  # past the page cache the layout went through
+    scattered = Fio().command(workload(read_only=True, pattern=Pattern.RANDOM), DISK)
+    assert scattered[-1] == "--rw=randread"
+
+
+def test_a_read_only_run_reads_many_small_files_one_after_the_other() -> None:
+    w = workload(read_only=True, block_size=16 * KiB, size_per_process=64 * 16 * KiB,
+                 files_per_process=64, direct=True)  # fmt: skip
+
+    opts = options(Fio().command(w, DISK))
+
+    assert (opts["nrfiles"], opts["filesize"], opts["openfiles"]) == ("64", str(16 * KiB), "1")
+
+
+def test_what_only_reads_has_nothing_to_read_back_nor_repeats_by_iterations() -> None:
+    with pytest.raises(ValueError, match="no writes to read back"):
+        workload(read_only=True, read_back=True)
+    with pytest.raises(ValueError, match="iterations are mdtest's"):
+        Fio().command(workload(iterations=3), DISK)
 
 
 def test_it_forks_one_job_per_process_in_a_single_slurm_task() -> None:
@@ -230,6 +260,17 @@ def test_a_read_back_has_separate_write_and_read_figures_of_the_same_processes()
     assert result.read_bytes_per_s == sum(job["read"]["bw_bytes"] for job in readers)
     assert result.write_bytes_per_s is not None
     assert result.read_latency is not None
+
+
+def test_a_read_only_run_has_a_read_figure_and_no_write_figure() -> None:
+    data = report("fio-read-only-2p-direct.json")
+
+    result = Fio().parse(sample("fio-read-only-2p-direct.json"))
+
+    assert result.write_bytes_per_s is None
+    assert result.read_bytes_per_s == data["jobs"][0]["read"]["bw_bytes"]
+    assert result.processes == 2
+    assert data["jobs"][0]["read"]["runtime"] >= 2000  # its 2 s, in ms
 
 
 def test_under_group_reporting_an_entry_stands_for_numjobs_processes() -> None:

@@ -2,6 +2,7 @@
 outputs of the IOR 4.1 the dev cluster builds (1 and 8 ranks, write and read, text
 and JSON), and older releases' formats (tests/jobs/samples/README.md)."""
 
+import re
 from pathlib import Path
 
 import pytest
@@ -107,9 +108,35 @@ def test_direct_io_on_a_disk_is_iors_posix_odirect() -> None:
     assert "--posix.odirect" in argv
 
 
-def test_a_time_based_run_is_left_to_fio() -> None:
-    with pytest.raises(ValueError, match="time-based runs need fio"):
-        Ior().command(workload(seconds=2), Target(directory="/scratch/x"))
+def test_a_time_based_run_goes_through_its_bytes_again_until_its_seconds_passed() -> None:
+    argv = Ior().command(workload(seconds=3, read_back=True), TARGET)
+
+    assert argv[-2:] == ["-O", "minTimeDuration=3"]
+    assert "-w" in argv and "-r" in argv  # each phase for 3 s at least
+    assert "minTimeDuration=3" not in " ".join(Ior().command(workload(), TARGET))
+
+
+def test_collective_calls_reads_alone_and_iterations_are_refused() -> None:
+    collective = workload(seconds=3, mpi_io=True, collective=True, processes=4)
+    with pytest.raises(ValueError, match="no time-based runs"):
+        Ior().command(collective, TARGET)
+    for changes in ({"read_only": True}, {"iterations": 2}):
+        with pytest.raises(ValueError, match="iterations are mdtest's"):
+            Ior().command(workload(**changes), TARGET)
+
+
+def test_a_time_based_runs_figures_are_over_all_it_moved() -> None:
+    """2 ranks × 8 MiB, each phase again until 2 s passed: far more than 16 MiB moved."""
+    output = sample("ior-4.1-min-time-2p-write-read.json")  # JSON that is not valid, as IOR's
+    times = [float(t) for t in re.findall(r'"MeanTime": ([0-9.]+)', output)]
+    moved = [float(m) for m in re.findall(r'"xsizeMiB": ([0-9.]+)', output)]
+
+    result = Ior().parse(output)
+
+    assert len(times) == 2 and min(times) >= 2 and min(moved) > 16
+    assert result.processes == 2
+    assert result.write_mib_s == pytest.approx(16387.9756)
+    assert result.read_mib_s == pytest.approx(20961.7254)
 
 
 def test_many_small_files_are_left_to_fio() -> None:

@@ -81,6 +81,29 @@ def test_what_mdtest_cannot_measure_is_refused(changes: dict, reason: str) -> No
         Mdtest().command(workload(**changes), TARGET)
 
 
+def test_iterations_and_seconds_repeat_the_files_and_stop_making_them_on_time() -> None:
+    argv = Mdtest().command(workload(iterations=12, seconds=3), TARGET)
+
+    assert (value_after(argv, "-i"), value_after(argv, "-W")) == ("12", "3")
+    assert argv[-2] == "-d"  # the directory stays last
+    plain = Mdtest().command(workload(), TARGET)
+    assert "-i" not in plain and "-W" not in plain
+
+
+@pytest.mark.parametrize("changes", [{"read_only": True}, {"direct": True}], ids=["read", "direct"])
+def test_reads_alone_and_direct_io_are_refused(changes: dict) -> None:
+    with pytest.raises(ValueError, match="mdtest counts file operations"):
+        Mdtest().command(workload(**changes), TARGET)
+
+
+def test_it_reads_the_rates_of_iterations_stopped_by_their_stonewall() -> None:
+    result = Mdtest().parse(sample("mdtest-4.1-iterations-stonewall-2p.txt"))
+
+    # The Max column, as every mdtest figure; the stonewall's lines are not errors.
+    assert (result.processes, result.create_ops_s) == (2, pytest.approx(44900.501))
+    assert result.remove_ops_s == pytest.approx(91838.200)
+
+
 def test_a_directory_mdtest_would_split_is_refused() -> None:
     with pytest.raises(ValueError, match="'@'"):
         Mdtest().command(workload(), Target(directory="/scratch/a@b/run-1"))

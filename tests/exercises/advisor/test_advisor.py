@@ -16,9 +16,11 @@ from exercises.advisor import (
     Question,
     advise,
 )
+from exercises.advisor.words import protects
 from exercises.catalogue.profiles import PROFILES
 from jobs.engines import get_engine
 from jobs.engines.base import Pattern, Target, Workload
+from tests.exercises.advisor.sites import SITES
 from tests.published import VSC3, facts_of, profile
 
 
@@ -69,11 +71,15 @@ SCENARIOS = {
         first="tmp",
         plan_has=("Stage", "$TMPDIR", "copy the results back to $GLOBAL"),
     ),
-    "course question on a 32 GiB node: TMPDIR cannot hold it": Scenario(
+    "course question on a 32 GiB node: BINFL, full, and why not TMPDIR": Scenario(
         replace(COURSE_QUESTION, node_memory_gib=32),
         first="binfl",
-        plan_has=("$BINFL", "$BINFS", "quota"),
-        plan_lacks=("$TMPDIR",),
+        plan_has=(
+            "directly on $BINFL: about 4 min of I/O there (10 GiB at 42.7 MiB/s)",
+            "fill 100% of its 10 GiB default quota",
+            # The cheaper target passed over, and why.
+            "On $TMPDIR the job's I/O would take 12 s, but $TMPDIR lives in the node's memory",
+        ),
         unfit=("tmp", "binfs"),
     ),
     "many small files: TMPDIR, results copied back as one archive": Scenario(
@@ -184,7 +190,13 @@ def test_the_course_question_ranks_tmpdir_first_and_gives_the_numbers() -> None:
     ]
     assert advice.plan == (
         "Stage the input into $TMPDIR at the start of the job, work on it there, and copy "
-        "the results back to $GLOBAL before the job ends."
+        "the results back to $GLOBAL before the job ends: about 12 s of I/O in all (10 GiB "
+        "at 1,428.4 MiB/s in 7.2 s and 10 GiB copied in from and back to $GLOBAL at "
+        "2,195.3 MiB/s in 4.7 s)."
+    )
+    assert tmp.cost == (
+        "This job's I/O here: about 12 s: 10 GiB at 1,428.4 MiB/s in 7.2 s and 10 GiB copied "
+        "in from and back to $GLOBAL at 2,195.3 MiB/s in 4.7 s."
     )
     assert "Random 4 KiB writes: 1,428.4 MiB/s, 25× $GLOBAL." in tmp.reasons
     assert any("10 GiB" in r and "32 GiB" in r for r in tmp.reasons)
@@ -215,7 +227,9 @@ def test_the_answer_holds_with_the_eight_process_exercises_as_figures() -> None:
     assert "Random 4 KiB writes: 10,551.7 MiB/s, 45× $GLOBAL." in (by_key(advice)["tmp"].reasons)
 
 
-def test_a_target_without_figures_is_still_ranked_by_its_facts() -> None:
+def test_a_target_without_a_figure_gets_no_points_for_it_and_comes_after_measured_ones() -> None:
+    """$BINFS is the site's place for small files, but with no figure nothing says what
+    the job would cost there: it is ranked after the targets with one, and says so."""
     targets = [
         replace(t, random_mib_s=None, sequential_mib_s=None) if t.key == "binfs" else t
         for t in VSC3
@@ -224,21 +238,29 @@ def test_a_target_without_figures_is_still_ranked_by_its_facts() -> None:
     advice = advise(targets, question)
     binfs = by_key(advice)["binfs"]
 
-    assert first(advice) == "binfs"  # the site recommends it for small files
-    assert binfs.fits
-    assert any("No random 4 KiB writes figure for $BINFS yet" in r for r in binfs.reasons)
+    assert [r.target_key for r in advice.ranking if r.fits] == ["binfl", "binfs"]
+    assert binfs.seconds is None and binfs.cost.startswith("This job's I/O here: not known")
+    assert (
+        "No random 4 KiB writes figure for $BINFS yet, so its facts alone rank it, after the "
+        "targets with one."
+    ) in binfs.reasons
     assert not any("MiB/s" in r for r in binfs.reasons)
+    assert advice.plan.startswith("Work on the data directly on $BINFL: about ")
 
 
 def test_a_site_without_any_figures_gets_advice_from_facts_alone() -> None:
     dev = facts_of("dev")
     assert all(t.sequential_mib_s is None and t.random_mib_s is None for t in dev)
 
-    random_job = advise(dev, ask(Access.RANDOM, data=2, node=24, app=4))
+    random_job = advise(dev, ask(Access.RANDOM, data=1, node=24, app=4))
+    # 2 GiB would fill $TMPDIR's 2 GiB quota: no room left, so not first.
+    filling_tmpdir = advise(dev, ask(Access.RANDOM, data=2, node=24, app=4))
     streaming_job = advise(dev, ask(Access.SEQUENTIAL, data=100, node=24, app=4))
 
     assert first(random_job) == "tmp"
     assert "$GLOBAL" in random_job.plan
+    assert all(r.seconds is None for r in random_job.ranking)
+    assert first(filling_tmpdir) == "global" and by_key(filling_tmpdir)["tmp"].full
     assert first(streaming_job) == "global"
     assert by_key(streaming_job)["tmp"].fits is False
 
@@ -398,3 +420,98 @@ def test_data_that_fits_in_tmpdir_is_measured_against_its_tighter_limit() -> Non
         "The data fits in $TMPDIR: 1 GiB is within its 2 GiB default quota, in the node's "
         "24 GiB of memory, and the program's 4 GiB still fits beside it."
     ) in by_key(advice)["tmp"].reasons
+
+
+# Issue 57's questions, on the dev site with its calibration's quiet figures
+# (tests/exercises/advisor/sites.py: $HOME 20.0, $GLOBAL 197.0 MiB/s for 1a, ...).
+DEV = SITES["dev"]
+
+
+def test_a_gib_to_keep_goes_to_global_not_to_a_home_it_would_fill() -> None:
+    """The issue: one 1 GiB file, written in sequence and kept, was told "Keep these
+    files on $HOME: ... speed hardly matters" beside a $HOME it fills and that writes
+    it in 51 s against $GLOBAL's 5.2 s."""
+    advice = advise(DEV, ask(Access.SEQUENTIAL, data=1, node=24, file_count=1))
+    home = by_key(advice)["home"]
+
+    assert first(advice) == "global"
+    assert advice.plan.startswith(
+        "Read and write the data directly on $GLOBAL, in large blocks: about 5.2 s of I/O "
+        "there (1 GiB at 197.0 MiB/s)"
+    )
+    assert "speed hardly matters" not in advice.plan
+    assert home.full and home.cost == "This job's I/O here: about 51 s: 1 GiB at 20.0 MiB/s."
+    assert "The data would fill 100% of the 1 GiB default quota on $HOME" in " ".join(home.reasons)
+    # The figure is the calibration's, with its round and date: never one run in company.
+    assert home.figures == (
+        "$HOME's sequential writes, 20.0 MiB/s: exercise 1a, measured here by calibration "
+        "round 4 on 2 May 2026: the median of 3 runs.",
+    )
+    # $TMPDIR writes it faster, but the copies cost more than they save: the plan says so.
+    assert (
+        "On $TMPDIR the job's I/O would take 0.1 s (at 9,576.0 MiB/s), but $TMPDIR is emptied "
+        "when the job ends: 1 GiB copied in from and back to $GLOBAL at 197.0 MiB/s adds 5.2 s."
+    ) in advice.plan
+
+
+def test_no_target_without_redundancy_is_named_as_the_safe_place_for_a_copy() -> None:
+    """$GLOBAL's own page says "redundancy: none": the plan no longer sends a copy
+    there; no dev target has any, and the plan says so."""
+    advice = advise(DEV, ask(Access.SEQUENTIAL, data=1, node=24, file_count=1))
+
+    assert "$GLOBAL has no redundancy: keep a copy elsewhere." in by_key(advice)["global"].reasons
+    assert "keep a copy of what matters on" not in advice.plan
+    assert "It has no redundancy, nor has any other target here: keep a copy" in advice.plan
+
+
+def test_two_mib_of_scripts_stay_on_home_and_the_plan_names_the_trade_off() -> None:
+    """$HOME is 10x slower than $GLOBAL, and the plan says both times: 0.1 s, 10 ms."""
+    advice = advise(DEV, ask(Access.SEQUENTIAL, data=2 / 1024, node=24, file_count=3))
+
+    assert first(advice) == "home"
+    assert advice.plan.startswith(
+        "Keep these files on $HOME: the job does little I/O, so speed hardly matters: under "
+        "a second of I/O there (0.1 s: 2 MiB at 20.0 MiB/s), against 10 ms on $GLOBAL, and "
+        "the site recommends $HOME for source code, scripts and job files."
+    )
+
+
+def test_many_small_files_are_counted_at_the_sites_create_rate() -> None:
+    advice = advise(DEV, ask(Access.SEQUENTIAL, FileShape.MANY_SMALL, 0.5, 24, file_count=100_000))
+    glob = by_key(advice)["global"]
+
+    assert first(advice) == "tmp"
+    # 100,000 files at $GLOBAL's 320 creates a second: five minutes, not the 2.6 s its
+    # 512 MiB alone would take.
+    assert glob.cost == (
+        "This job's I/O here: about 5 min: 512 MiB at 197.0 MiB/s in 2.6 s and 100,000 files "
+        "at 320.0 files per second in 5 min."
+    )
+    assert "archive" in advice.plan
+
+
+def test_a_cheaper_target_behind_a_quota_is_named_with_its_time() -> None:
+    """Random writes shared between nodes: $GLOBAL writes 4 KiB pieces at 0.9 MiB/s; $BINFS
+    would take 68 s, were its quota raised."""
+    advice = advise(DEV, ask(Access.RANDOM, data=4, node=24, app=4, shared_between_nodes=True))
+
+    assert first(advice) == "global"
+    assert advice.plan.startswith("Work on the data directly on $GLOBAL: about 76 min of I/O")
+    assert advice.plan.endswith(
+        "On $BINFS the job's I/O would take 68 s (at 60.0 MiB/s), but 4 GiB is more than the "
+        "0.75 GiB default quota on $BINFS; ask the administrators to raise it."
+    )
+
+
+@pytest.mark.parametrize(
+    ("redundancy", "protected"),
+    [
+        ("none: a single virtual disk", False),
+        ("none, and less: no journal, and fsync does not wait for the disk", False),
+        ("no backup", False),
+        ("RAID-6 (up to 24 disks per target)", True),
+        ("", True),  # the site says nothing: as before it did, its phrases decide
+    ],
+)
+def test_redundancy_is_read_from_the_profiles_words(redundancy: str, protected: bool) -> None:
+    assert protects(redundancy) is protected
