@@ -243,8 +243,18 @@ def said(
     a, b = finding.sides
     ours = reading(finding, "Your latest runs", mine(a), mine(b), names)
     site = reading(finding, _whose(quiet_whose, a, b), quiet(a), quiet(b), names)
-    runs = named(a.run, names) if a.run == b.run else f"{named(a, names)} and {named(b, names)}"
+    runs = _runs(a, b, names)
     return Said(finding, ours, site, f"Run {runs} to see how they compare.", names)
+
+
+def _runs(a: Side, b: Side, names: dict[str, str]) -> str:
+    """What to run for both figures: "9 on $GLOBAL" (one run's sizes), "8b and 8a on
+    $GLOBAL", "8a on $GLOBAL and 8a on $WORK"."""
+    if a.run == b.run:
+        return named(a.run, names)
+    if a.target == b.target and not a.size and not b.size:
+        return f"{a.exercise} and {b.exercise} on {names.get(a.target, a.target)}"
+    return f"{named(a, names)} and {named(b, names)}"
 
 
 def _whose(source: Callable[[Side], str], a: Side, b: Side) -> str:

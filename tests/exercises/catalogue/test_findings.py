@@ -62,7 +62,7 @@ def test_where_mine_and_the_sites_fall_different_ways_both_are_said_each_with_it
 def test_with_no_figure_at_all_it_says_what_to_run_and_no_outcome() -> None:
     finding = said(COLLECTIVE, {}.get, *quiet_of({}), NAMES)
 
-    assert finding.sentence == "Run 8b on $TMPDIR and 8a on $TMPDIR to see how they compare."
+    assert finding.sentence == "Run 8b and 8a on $TMPDIR to see how they compare."
     assert finding.figures == "" and finding.state == "pending"
 
 
