@@ -3,6 +3,7 @@ runs panel, the lesson, the course export and the class's figures. Runs' times a
 nodes are set in the database, as the sync records them."""
 
 import csv
+import html
 import io
 from datetime import timedelta
 
@@ -147,6 +148,52 @@ def test_the_lesson_turns_a_crowded_run_into_teaching(client, scene) -> None:
     assert "Your run of 1a on $GLOBAL shared $GLOBAL with 7 other runs and wrote 58 %" in page
     assert "Shared storage is shared: run it again when it is quiet" in page
     assert "the spread between runs is the lesson of exercise 7" in page
+
+
+def test_a_lesson_not_shown_in_company_shows_the_sites_quiet_figures_of_the_same_pair(
+    client, scene
+) -> None:
+    """Issue 57: in company, the lesson still teaches. Ada's $GLOBAL run shared and
+    wrote 577.7 MiB/s, below her $HOME run's 900; the calibration's quiet figures of
+    the same pair say what a quiet cluster shows."""
+    client.force_login(scene["ada"])
+    exercise = scene["run"].exercise
+    home = exercise.profile.targets.get(key="home")
+    MeasuredReference.objects.create(
+        exercise=exercise, target=home, metric=Metric.WRITE, calibration_id=scene["round"],
+        median=20.0, low=19.0, high=21.0, values=[19.0, 20.0, 21.0], measured_at=T0,
+    )  # fmt: skip
+    ran(scene["ada"].cluster_account, home, 100, 110, exercise, mib_s=900.0)
+
+    page = html.unescape(client.get("/lab/1a/").content.decode())
+
+    claim = "$GLOBAL, the place for job data, streams faster than $HOME"
+    item = page[page.index(claim) :].split("</li>")[0]
+    assert "they do not show it" in item
+    assert "Your run of 1a on $GLOBAL shared $GLOBAL with 7 other runs and wrote 58 %" in item
+    assert f"The site's quiet figures (calibration round {scene['round']}, " in item
+    assert "1a on $GLOBAL 996.0 MiB/s, 1a on $HOME 20.0 MiB/s (50×): they show it." in item
+
+
+def test_a_lesson_not_shown_alone_says_nothing_the_portal_knows_of_stood_in_its_way(
+    client, scene
+) -> None:
+    """Alone on their targets, with no canary reading slow, the runs were disturbed by
+    nothing the portal sees: the lesson says so, and to run both again."""
+    bob = scene["bob"]
+    client.force_login(bob)
+    exercise = scene["run"].exercise
+    home, global_ = (exercise.profile.targets.get(key=key) for key in ("home", "global"))
+    BenchmarkRun.objects.filter(user=bob).delete()
+    ran(bob.cluster_account, global_, 500, 510, exercise, mib_s=15.0)
+    ran(bob.cluster_account, home, 520, 530, exercise, mib_s=20.0)
+
+    page = client.get("/lab/1a/").content.decode()
+
+    claim = "$GLOBAL, the place for job data, streams faster than $HOME"
+    item = page[page.index(claim) :].split("</li>")[0]
+    assert "they do not show it" in item and "Neither run shared its target" in item
+    assert "Run both again." in item
 
 
 def test_the_export_says_how_many_runs_shared_and_the_percent_of_quiet(
