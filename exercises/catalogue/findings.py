@@ -223,6 +223,12 @@ class Said:
         return said
 
     @property
+    def way(self) -> str:
+        """Which way the figures its sentence comes from fall ("" without any)."""
+        first = self.mine or self.quiet
+        return first.way if first else ""
+
+    @property
     def parted(self) -> bool:
         """The trainee's figures and the site's quiet ones fall different ways."""
         return bool(self.mine and self.quiet and self.mine.way != self.quiet.way)

@@ -264,6 +264,8 @@ class Line:
     claim: str
     state: str  # "shown", "not-shown" or "pending" (a CSS class too)
     detail: str
+    needs: float = 1.0  # the claim's factor: the page's checks read it (data-needs)
+    within: float | None = None
 
 
 def side_name(s: Side, names: dict[str, str]) -> str:
@@ -313,7 +315,9 @@ def line(verdict: Verdict, names: dict[str, str], beside: Beside | None = None) 
             runs = side_name(c.faster.run, names)
         else:
             runs = f"{side_name(c.faster, names)} and {side_name(c.slower, names)}"
-        return Line(c.text, "pending", f"Run {runs} to see it.{_quiet(beside, names)}")
+        return Line(
+            c.text, "pending", f"Run {runs} to see it.{_quiet(beside, names)}", c.factor, c.within
+        )
     figures = figures_said(verdict, "Your latest runs", names)
     company = in_company(
         [
@@ -324,7 +328,7 @@ def line(verdict: Verdict, names: dict[str, str], beside: Beside | None = None) 
         beside.spread,
     )
     if verdict.holds:
-        return Line(c.text, "shown", f"{figures}: they show it.{company}")
+        return Line(c.text, "shown", f"{figures}: they show it.{company}", c.factor, c.within)
     needed = f", and the lesson needs {c.factor:g}×" if c.factor > 1 else ""
     if c.within:
         needed = f", and the lesson needs them within {c.within:g}× of each other"
@@ -339,6 +343,8 @@ def line(verdict: Verdict, names: dict[str, str], beside: Beside | None = None) 
         c.text,
         "not-shown",
         f"{figures}{needed}: they do not show it.{why}{_quiet(beside, names)}",
+        c.factor,
+        c.within,
     )
 
 

@@ -78,6 +78,7 @@ class Measured:
     mine: float | None  # this exercise's figure on the target, and the other's
     other_mib_s: float | None
     measured: str | None  # an ANSWERS key; None: not both measured yet
+    within: float = SAME_WITHIN  # about as fast: neither more than this times the other
 
     @classmethod
     def of(
@@ -96,6 +97,7 @@ class Measured:
             mine=mine,
             other_mib_s=other,
             measured=versus.answer(mine, other),
+            within=versus.within,
             **rest,
         )
 
