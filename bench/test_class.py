@@ -52,6 +52,7 @@ from jobs.models import UNFINISHED_STATUSES, BenchmarkRun, RunStatus
 from jobs.slurm import get_client
 from portal import settings as site_settings
 from tests.cluster24 import CuttableLink, bridge_address
+from tests.contradictions import contradictions
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -403,6 +404,9 @@ def run_class(
             "quiet_page_ms_after": speed_after,
         },
     } | besides(counted_from)
+    # Each trainee's exercise page once their runs are in, as they read it last: how
+    # many say something the figures on that same page deny (issue 57: none).
+    figures["words"] = words_held(base, trainees)
     write_results(name, figures)
     print(f"\n{len(courses)} class(es), {len(trainees)} trainees, {len(portal.hosts)} replica(s) "
           f"(bench/results/{name}.json):")  # fmt: skip
@@ -436,7 +440,28 @@ def run_class(
     }
     assert not slow, f"p95 >= {PAGE_TARGET_MS} ms"
     assert polls["all polls"]["p95"] < POLL_BYTES_TARGET
+    words = figures["words"]
+    print(f"  words: {words['pages_read']} trainees' pages read, {words['pages_contradicted']} "
+          "with a sentence their figures deny")  # fmt: skip
+    assert words["pages_read"] == len(trainees)
+    assert words["pages_contradicted"] == 0, words["examples"]
     return figures
+
+
+def words_held(base: str, trainees: list[User]) -> dict:
+    """Each trainee's page of 1a, from the portal as they would read it, counted by
+    tests/contradictions.py: pages read, pages with a sentence the figures on the same
+    page deny (or an outcome no figure holds), and a few of those sentences."""
+    contradicted, examples = 0, []
+    for trainee in trainees:
+        client = Client()
+        client.force_login(trainee)
+        cookies = {settings.SESSION_COOKIE_NAME: client.cookies[settings.SESSION_COOKIE_NAME].value}
+        with httpx.Client(base_url=base, cookies=cookies, timeout=30) as http:
+            found = contradictions(http.get("/lab/1a/").text)
+        contradicted += bool(found)
+        examples += found[: max(0, 5 - len(examples))]
+    return {"pages_read": len(trainees), "pages_contradicted": contradicted, "examples": examples}
 
 
 def timed(fn, *args) -> float:

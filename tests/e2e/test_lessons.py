@@ -12,6 +12,7 @@ from exercises.catalogue.models import MeasuredReference, Metric
 from jobs.figures import shown
 from jobs.models import BenchmarkRun
 from portal.units import iec, ratio_as_shown, times
+from tests.contradictions import contradictions
 from tests.e2e.browser import ARTIFACTS, PHONE, ask_the_advisor, log_in, reads_whole_on_a_phone
 
 TARGETS = ("$HOME", "$GLOBAL", "$SCRATCH", "$TMPDIR")
@@ -90,6 +91,7 @@ def test_one_run_of_1a_and_2a_on_every_target_shows_their_lessons(
     assert streaming["$TMPDIR"] > streaming["$GLOBAL"] > streaming["$HOME"]
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=ARTIFACTS / "lesson-1a.png", full_page=True)
+    assert contradictions(page.content()) == []  # every word held to a figure
 
     run_on(page, live_portal, "2a", RANDOM_TARGETS)
     expect(page.locator("ul.lesson > li")).to_have_count(4)
@@ -99,6 +101,7 @@ def test_one_run_of_1a_and_2a_on_every_target_shows_their_lessons(
     assert random["$BINFS"] >= 5 * random["$GLOBAL"]
     assert random["$GLOBAL"] < streaming["$GLOBAL"] and random["$SCRATCH"] < streaming["$SCRATCH"]
     page.screenshot(path=ARTIFACTS / "lesson-2a.png", full_page=True)
+    assert contradictions(page.content()) == []  # every word held to a figure
 
 
 @pytest.mark.alone("measures the lessons on a quiet cluster")
@@ -148,6 +151,7 @@ def test_collective_mpi_io_beats_independent_calls_on_the_network_volume(
     expect(page.locator("#how-to-read")).not_to_contain_text("collective loses")
     expect(page.locator("main")).to_contain_text("the processes spread over 2 nodes")
     page.screenshot(path=ARTIFACTS / "lesson-8b.png", full_page=True)
+    assert contradictions(page.content()) == []  # every word held to a figure
 
     # 8a's run page: what Darshan saw of the ranks' pieces, and what Check my job tells
     # a job that writes so, with the site's quiet figures of 8a and 8b (a calibration's),
@@ -200,6 +204,7 @@ def test_a_sweep_of_request_sizes_draws_a_line_per_target_and_says_its_lessons(
     expect(page.locator("ul.lesson > li.pending")).to_have_count(0)
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=ARTIFACTS / "lesson-9.png", full_page=True)
+    assert contradictions(page.content()) == []  # every word held to a figure
 
     # The run page lists its six figures; both read whole on a phone.
     run = BenchmarkRun.objects.get(
@@ -239,6 +244,7 @@ def test_one_large_shared_file_is_written_on_one_server_then_spread_over_both(
     expect(page.locator("ul.lesson > li.pending")).to_have_count(0)
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=ARTIFACTS / "lesson-10b.png", full_page=True)
+    assert contradictions(page.content()) == []  # every word held to a figure
 
     runs = BenchmarkRun.objects.filter(user=trainee_account.user, target__key="work")
     one, spread = (runs.get(exercise__key=key) for key in ("10a", "10b"))
@@ -299,6 +305,7 @@ def test_data_that_compresses_takes_less_space_and_time_on_the_target_that_compr
         f"stored {iec(random.stored)} of 128 MiB"
     )
     page.screenshot(path=ARTIFACTS / "lesson-11b.png", full_page=True)
+    assert contradictions(page.content()) == []  # every word held to a figure
     page.goto(f"{live_portal}/lab/11a/")
     expect(page.locator("ul.lesson > li")).to_have_count(2)
     expect(page.locator("ul.lesson > li.pending")).to_have_count(0)
@@ -312,6 +319,7 @@ def test_data_that_compresses_takes_less_space_and_time_on_the_target_that_compr
     expect(yours).to_contain_text("$PROJECT (zstd, on every write): your run")
     expect(yours).to_contain_text(times(packed.ratio))
     page.screenshot(path=ARTIFACTS / "lesson-11a.png", full_page=True)
+    assert contradictions(page.content()) == []  # every word held to a figure
 
     page.goto(f"{live_portal}/jobs/runs/{runs['11a', 'project'].key}/")
     space = page.locator("#space")
