@@ -92,3 +92,17 @@ def standing(profile_id: int) -> Standing:
     """Where the site's rounds stand (the reader's queries, asked only by a page that
     lacks a quiet figure); nothing going without a reader."""
     return _reader[0](profile_id) if _reader else Standing()
+
+
+def say_unmeasured(profile_id: int, rows: list) -> Standing | None:
+    """Sets `unmeasured` on each of `rows` (Figures, or rows like them with
+    `has_measured`, `exercise` or the page's exercise, and `target`) that has no quiet
+    figure: why, in a few words. Returns the standing it read, None where every row
+    had its figure (no query then)."""
+    missing = [row for row in rows if not row.has_measured]
+    if not missing:
+        return None
+    found = standing(profile_id)
+    for row in missing:
+        row.unmeasured = found.of(row.exercise.key, row.target.key)
+    return found

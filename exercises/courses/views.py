@@ -19,6 +19,7 @@ from django.utils import timezone
 from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_POST
 
+from exercises.catalogue import measuring
 from exercises.catalogue.models import Exercise
 from exercises.catalogue.profiles import active_profile
 from exercises.catalogue.quiet import quiet_figures, shared
@@ -154,6 +155,7 @@ def course_detail(request: HttpRequest, pk: int) -> HttpResponse:
     targets = list(course.targets.all())
     exercises = list(course.exercises.all())
     class_table = overview.class_figures(course)
+    measuring.say_unmeasured(course.profile_id, list(class_table.values()))
     ctx = {
         "course": course,
         "targets": targets,
@@ -237,6 +239,7 @@ def course_overview(request: HttpRequest, pk: int) -> HttpResponse:
         request.session[remembered] = chosen  # written when it changes, not at each poll
     shown = exercises if chosen == "all" else [e for e in exercises if e.key == chosen]
     class_table = overview.class_figures(course, exercises, targets, runs)
+    measuring.say_unmeasured(course.profile_id, list(class_table.values()))
     predictions = overview.class_predictions(course)
     ctx = {
         "course": course,

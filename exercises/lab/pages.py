@@ -118,6 +118,7 @@ class Rate:
 
 @dataclass
 class Rates:
+    exercise: Exercise
     target: StorageTarget
     runs: int
     rates: list[Rate]  # in the order of RATE_METRICS
@@ -143,6 +144,7 @@ def rates(exercise: Exercise, user: AbstractBaseUser, rows: list[Figures]) -> li
     nothing = RunRates(runs=0, medians={})
     return [
         Rates(
+            exercise=exercise,
             target=row.target,
             runs=mine.get(row.target.pk, nothing).runs,
             rates=[

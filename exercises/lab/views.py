@@ -190,10 +190,7 @@ def _panel_context(request: HttpRequest, panel: pages.PanelState) -> dict:
     polling = any(run.status in UNFINISHED_STATUSES or run.figure_pending for run in runs)
     # Where the site has no quiet figure yet, why, and when it will (a calibration going).
     rates = pages.rates(exercise, request.user, figures) if exercise.measures_metadata else None
-    missing = [r for r in rates or figures if not r.has_measured]
-    standing = measuring.standing(exercise.profile_id) if missing else None
-    for row in missing:
-        row.unmeasured = standing.of(exercise.key, row.target.key)
+    standing = measuring.say_unmeasured(exercise.profile_id, rates or figures)
     lesson = pages.lesson_lines(exercise_site, request.user, measured)
     verdicts = lesson.verdicts
     # Once there are runs, what they say of my prediction, if I made one, and of my
@@ -287,9 +284,11 @@ def _started(exercise: Exercise, started: list[BenchmarkRun]) -> str:
 def target_detail(request: HttpRequest, key: str) -> HttpResponse:
     profile = active_profile()
     target = pages.get_target(profile, key)
+    rows = pages.target_figures(target, request.user)
+    measuring.say_unmeasured(profile.pk, rows)  # why a figure is missing, and when it comes
     ctx = {
         "target": target,
-        "rows": pages.target_figures(target, request.user),
+        "rows": rows,
         "kinds": weather_pages.weather([target])[target.pk],
     }
     return render(request, "lab/target_detail.html", ctx)
