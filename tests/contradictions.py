@@ -19,8 +19,11 @@ from exercises.catalogue.outcomes import outcome_words, sentences
 from portal.units import times
 
 UNITS = {"MiB/s": 1.0, "B": 1 / 2**20, "KiB": 1 / 2**10, "MiB": 1.0, "GiB": 2**10, "TiB": 2**20}
-# A figure as pages print them ("9,029.5 MiB/s", "56.1 MiB"), and a ratio ("(1.7×)").
-FIGURE = re.compile(r"(\d[\d,]*(?:\.\d+)?) (MiB/s|B|KiB|MiB|GiB|TiB)\b")
+# A figure as pages print them: a speed ("9,029.5 MiB/s"), a space ("56.1 MiB stored";
+# a request size, "at 4 KiB", is neither), and a ratio ("(1.7×)").
+SPEED = re.compile(r"(\d[\d,]*(?:\.\d+)?) (MiB/s)")
+SPACE = re.compile(r"(\d[\d,]*(?:\.\d+)?) (B|KiB|MiB|GiB|TiB) (?:written|stored|held)")
+FIGURE = re.compile(f"{SPEED.pattern}|{SPACE.pattern}")
 RATIO = re.compile(r"\(([\d,]+(?:\.\d)?)×\)")
 # Elements whose text is not the page's prose: scripts, and the chart's data.
 SILENT = {"script", "style", "template", "canvas"}
@@ -92,7 +95,10 @@ def readings(text: str) -> list[tuple[float, float, str, str]]:
     found = []
     start = 0
     for ratio in RATIO.finditer(text):
-        figures = FIGURE.findall(text[start : ratio.start()])
+        before = text[start : ratio.start()]
+        figures = SPEED.findall(before)
+        if len(figures) < 2:
+            figures = SPACE.findall(before)
         after = text[ratio.end() :]
         nxt = FIGURE.search(after)
         words = after[: nxt.start()] if nxt else after
@@ -146,7 +152,7 @@ def denied(mark: Marked) -> list[str]:
         if first and _way(first[0][0] / first[0][1], within) != mark.attrs["data-way"]:
             problems.append(f"its sentence is the {mark.attrs['data-way']} one: {said}")
     if mark.says == "miss":
-        figures = FIGURE.findall(said)
+        figures = SPEED.findall(said)
         # "You expected X to beat Y: Y wrote b MiB/s, X a." : the beaten one wrote more.
         if len(figures) >= 2 and _number(figures[0][0]) < _number(figures[1][0]):
             problems.append(f"a miss whose figures agree with the guess: {said}")

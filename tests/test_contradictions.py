@@ -6,7 +6,7 @@ import pytest
 
 from exercises.catalogue.models import MeasuredReference, Metric
 from jobs.models import RunResult
-from tests.contradictions import contradictions
+from tests.contradictions import contradictions, readings
 from tests.runs import make_run
 
 pytestmark = pytest.mark.django_db
@@ -71,3 +71,12 @@ def test_an_outcome_in_the_prose_that_no_figure_holds_is_counted(page_8b: str) -
     )
     (problem,) = contradictions(lying)
     assert problem == "states loses held by no figure: In $TMPDIR collective I/O loses."
+
+
+def test_a_sweeps_sizes_and_a_runs_space_are_read_as_the_page_prints_them() -> None:
+    """ "at 4 KiB" names a request size, "56.1 MiB stored" a space: each reading pairs
+    figures of one kind."""
+    sweep = "9 on $GLOBAL at 1 MiB 170.2 MiB/s, 9 on $GLOBAL at 4 KiB 1.6 MiB/s (106×): yes"
+    assert readings(sweep) == [(170.2, 1.6, "106", ": yes")]
+    space = "Your latest run of 11a on $PROJECT: 128 MiB written, 56.1 MiB stored (2.3×): ok"
+    assert readings(space) == [(128.0, 56.1, "2.3", ": ok")]

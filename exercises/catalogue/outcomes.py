@@ -28,7 +28,8 @@ from dataclasses import dataclass
 # moves. "scale" alone is left out: a chart's log scale is no outcome.
 OUTCOME = re.compile(
     r"\b("
-    r"faster|fastest|slower|slowest|quicker|quickest"
+    # "fastest first" orders a list (a prediction), it states nothing.
+    r"faster|fastest(?! first)|slower|slowest|quicker|quickest"
     r"|gain|gains|gained|gaining"
     # To lose data is no outcome of a figure: "a crash can lose what it holds".
     r"|(?:lose|loses|losing)(?!\s+(?:or\s+\w+\s+)?(?:data|what|files|it\b|them|results))"
