@@ -124,7 +124,8 @@ def answer(replay: Replay, profile: SiteProfile) -> Answer:
     ranked = [row for row in rows if row.ranks]
     fastest = min(ranked, key=lambda row: row.total_seconds) if ranked else None
     beside = None if going else beside_the_rules(advice, rows, fastest)
-    return Answer(rows, going, fastest, beside, _chart(rows), _staged(staging), reads_mostly(io))
+    staged = _staged(staging, rows)
+    return Answer(rows, going, fastest, beside, _chart(rows), staged, reads_mostly(io))
 
 
 def fixed_staging(
@@ -155,23 +156,32 @@ def fixed_staging(
     return found
 
 
-def _staged(staging: dict) -> str:
-    """How the copies are counted, or why they could not be."""
-    needed = staging.get("needed") or []
-    if not needed:
+# What the rules copy to use a target (exercises/advisor/judge.py: copying), said of it.
+NEEDS = {
+    "in": "your input staged onto it",
+    "out": "your results copied back",
+    "in and out": "your input staged onto it and your results copied back",
+}
+
+
+def _staged(staging: dict, rows: list[Measured]) -> str:
+    """Which targets need copies to and from the keeper, and how they are counted."""
+    needed = staging.get("needed") or {}
+    names = {row.target.key: row.target.name for row in rows}
+    said = [f"{names[key]} needs {NEEDS[way]}" for key, way in needed.items() if key in names]
+    if not said:
         return ""
+    keeper = staging["keeper"]
+    text = f"Copies to and from {keeper}, which keeps your results: {'; '.join(said)}."
     if staging["mib_s"] is None:
         return (
-            "Where a target does not keep what your job writes past it (or is a node's "
-            f"own), your data must be copied to {staging['keeper'] or 'a target that does'}; "
-            "those copies are not counted above, as this site has no streaming figure of "
-            f"{staging['keeper'] or 'that target'} yet (a calibration round measures one)."
+            f"{text} They are not counted above: this site has no streaming figure of "
+            f"{keeper} yet (a calibration round measures one)."
         )
     return (
-        "Where a target does not keep what your job writes past it (or is a node's own), "
-        f"the copies Check my job's rules count are added: at {staging['keeper']}'s "
-        f"{staging['mib_s']:,.1f} MiB/s ({staging['source']}), as it stood when the "
-        "replay ended."
+        f"{text} They are counted above as Check my job's rules count them, at {keeper}'s "
+        f"{staging['mib_s']:,.1f} MiB/s ({staging['source']}), as it stood when the replay "
+        "ended."
     )
 
 

@@ -66,6 +66,7 @@ def test_the_jobs_bytes_at_each_rate_and_copies_at_the_keepers_figure_when_it_en
     assert "copied back to $GLOBAL" in tmp.staging.amount
     assert tmp.total_seconds == pytest.approx(17.0)
     assert "$GLOBAL's 128.0 MiB/s" in found.staged
+    assert "$TMPDIR needs your results copied back" in found.staged
     assert found.chart["staging"][found.chart["labels"].index("$TMPDIR")] == 16.0
     # A calibration measured after the replay ended does not change what it said.
     MeasuredReference.objects.filter(pk=keeper.pk).update(median=256, low=256, high=256)
