@@ -38,9 +38,14 @@ MANY_FILES = 100
 SMALL_FILE = 1 * MiB
 # A run shorter than this ranks nothing: its figure is a timer's, not the storage's.
 MIN_SECONDS = 3
-# mdtest's files are made this much longer than the replay's seconds at the site's
-# figure: a figure is one round's median, and a run may go a little faster.
-SIZING_MARGIN = 1.5
+# mdtest's files are made for this many times the replay's seconds at the site's
+# figure: a figure is another workload's median (exercise 6: eight processes), and a
+# replay may go faster. Over-sizing costs little: each round stops at its share of
+# the seconds on a target slower than the figure.
+SIZING_MARGIN = 3.0
+# More rounds than this, and each round makes more files instead (within the bounds):
+# a round costs mdtest a directory tree and four barriers.
+ROUNDS_BEFORE_MORE_FILES = 20
 
 
 class NotReplayable(ValueError):
@@ -229,21 +234,41 @@ def _said_of_reads(io: JobIO, engine: str, read_only: bool, not_kept: list[str])
         not_kept.append("reading data another job wrote: the replay reads back its own")
 
 
-def sized_for(plan: Workload, engine: str, files_per_second: float | None) -> Workload:
+def sized_for(
+    plan: Workload,
+    engine: str,
+    files_per_second: float | None,
+    *,
+    max_files: int = 20_000,
+    max_bytes: int = 1 * GiB,
+) -> Workload:
     """The plan as one target runs it. fio's and IOR's runs last their seconds by
-    themselves; mdtest's files are made again (its iterations) until, at the target's
-    `files_per_second` (the site's figure, all processes), they take the replay's
-    seconds, each round stopped at its share of them on a target slower than the
-    figure. Without a figure, once, stopped at the replay's seconds."""
+    themselves; mdtest's files are made again (its rounds, mdtest's iterations), and
+    made more of at once where the rounds would be many (within `max_files` and
+    `max_bytes` at once), until at the target's `files_per_second` (the site's figure,
+    all processes) they take SIZING_MARGIN times the replay's seconds; each round
+    stops at its share of the seconds on a target slower than the figure, so a run
+    lasts about its seconds there. Without a figure, once, stopped at its seconds."""
     if engine != "mdtest" or not files_per_second or not plan.seconds:
         return plan
-    files = plan.files_per_process * plan.processes
-    wanted = SIZING_MARGIN * plan.seconds * files_per_second / files
-    rounds = min(max(math.ceil(wanted), 1), ITERATIONS_MAX)
-    if rounds == 1:
+    processes, per_process = plan.processes, plan.files_per_process
+    wanted = SIZING_MARGIN * plan.seconds * files_per_second  # files made in all
+    if wanted <= per_process * processes:
         return plan
+    file_size = plan.size_per_process // per_process
+    if wanted > ROUNDS_BEFORE_MORE_FILES * per_process * processes:
+        most = min(MOST_FILES, max_files // processes, max_bytes // (file_size * processes))
+        enough = math.ceil(wanted / ROUNDS_BEFORE_MORE_FILES / processes)
+        per_process = max(per_process, min(most, enough))
+    rounds = min(math.ceil(wanted / (per_process * processes)), ITERATIONS_MAX)
     return Workload.model_validate(
-        plan.model_dump() | {"iterations": rounds, "seconds": max(1, -(-plan.seconds // rounds))}
+        plan.model_dump()
+        | {
+            "files_per_process": per_process,
+            "size_per_process": per_process * file_size,
+            "iterations": rounds,
+            "seconds": max(1, -(-plan.seconds // rounds)),
+        }
     )
 
 

@@ -10,7 +10,7 @@ target's speed (replay.py), not the job's compute between requests, so the figur
 the job's time in I/O, not its run time.
 """
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from exercises.advisor.facts import advice_for, target_facts
 from exercises.advisor.job import JobAdvice, reads_mostly
@@ -53,6 +53,10 @@ class Measured:
     scale: float | None = None  # the job's I/O per unit of the replay's
     company: Company | None = None  # the other runs on its target while it ran
     short: str = ""  # why it ranks nothing though it has a figure
+    # The rules would copy the job's data to use this target ("in": its input staged
+    # onto it, "out": its results to a target that keeps them, or "in and out"), and
+    # there is no figure to count the copies by: its time leaves them out.
+    copies_uncounted: str = ""
 
     @property
     def ranks(self) -> bool:
@@ -120,7 +124,8 @@ def answer(replay: Replay, profile: SiteProfile) -> Answer:
     ranked = [row for row in rows if row.ranks]
     fastest = min(ranked, key=lambda row: row.total_seconds) if ranked else None
     beside = None if going else beside_the_rules(advice, rows, fastest)
-    return Answer(rows, going, fastest, beside, _chart(rows), _staged(staging), reads_mostly(io))
+    staged = _staged(staging, rows)
+    return Answer(rows, going, fastest, beside, _chart(rows), staged, reads_mostly(io))
 
 
 def fixed_staging(
@@ -134,11 +139,12 @@ def fixed_staging(
         return replay.staging
     keeper = advice.keeper
     found: dict = {"keeper": keeper.name if keeper else "", "source": "", "mib_s": None}
-    found["needed"], found["targets"] = [], {}
+    found["needed"], found["targets"] = {}, {}
     for facts in target_facts(profile) if keeper else []:
-        if facts.key == keeper.key or not copying(facts, advice.question):
+        way = copying(facts, advice.question)
+        if facts.key == keeper.key or not way:
             continue
-        found["needed"].append(facts.key)
+        found["needed"][facts.key] = way  # "in", "out", or "in and out"
         copies = cost_of(facts, advice.question, keeper).copies
         if copies is not None:
             found["mib_s"], found["source"] = copies.value, copies.source
@@ -150,23 +156,32 @@ def fixed_staging(
     return found
 
 
-def _staged(staging: dict) -> str:
-    """How the copies are counted, or why they could not be."""
-    needed = staging.get("needed") or []
-    if not needed:
+# What the rules copy to use a target (exercises/advisor/judge.py: copying), said of it.
+NEEDS = {
+    "in": "your input staged onto it",
+    "out": "your results copied back",
+    "in and out": "your input staged onto it and your results copied back",
+}
+
+
+def _staged(staging: dict, rows: list[Measured]) -> str:
+    """Which targets need copies to and from the keeper, and how they are counted."""
+    needed = staging.get("needed") or {}
+    names = {row.target.key: row.target.name for row in rows}
+    said = [f"{names[key]} needs {NEEDS[way]}" for key, way in needed.items() if key in names]
+    if not said:
         return ""
+    keeper = staging["keeper"]
+    text = f"Copies to and from {keeper}, which keeps your results: {'; '.join(said)}."
     if staging["mib_s"] is None:
         return (
-            "Where a target does not keep what your job writes past it (or is a node's "
-            f"own), your data must be copied to {staging['keeper'] or 'a target that does'}; "
-            "those copies are not counted above, as this site has no streaming figure of "
-            f"{staging['keeper'] or 'that target'} yet (a calibration round measures one)."
+            f"{text} They are not counted above: this site has no streaming figure of "
+            f"{keeper} yet (a calibration round measures one)."
         )
     return (
-        "Where a target does not keep what your job writes past it (or is a node's own), "
-        f"the copies Check my job's rules count are added: at {staging['keeper']}'s "
-        f"{staging['mib_s']:,.1f} MiB/s ({staging['source']}), as it stood when the "
-        "replay ended."
+        f"{text} They are counted above as Check my job's rules count them, at {keeper}'s "
+        f"{staging['mib_s']:,.1f} MiB/s ({staging['source']}), as it stood when the replay "
+        "ended."
     )
 
 
@@ -181,7 +196,24 @@ def _measured(
     staged = Staging(copies["seconds"], copies["amount"]) if copies else None
     workload = run.workload_params
     if replay.engine == "mdtest":
-        return _files(run, result, io, replay, workload, staged, shared)
+        row = _files(run, result, io, replay, workload, staged, shared)
+    else:
+        row = _bytes(run, result, io, replay, plan, workload, staged, shared)
+    way = staging.get("needed", {}).get(run.target.key, "")
+    return replace(row, copies_uncounted=way) if staged is None and way else row
+
+
+def _bytes(
+    run: BenchmarkRun,
+    result,
+    io: JobIO,
+    replay: Replay,
+    plan: Workload,
+    workload: Workload,
+    staged: Staging | None,
+    shared: Company | None,
+) -> Measured:
+    """fio's and IOR's replay: the job's bytes at the rates each phase measured."""
     write, read = result.write_mib_s, result.read_mib_s
     if io.bytes_written and not write or io.bytes_read and not (read or write):
         return Measured(run.target, run, company=shared)
@@ -277,12 +309,14 @@ def _chart(rows: list[Measured]) -> dict:
 
 
 def doing(engine: str, workload: Workload, reads: bool) -> str:
-    """What the replay does, in the page's words: "reads, with fio, data it lays out
-    before its clock starts"."""
+    """What the replay does, in the page's words: "lays its data out with fio before
+    the clock starts, then reads it past the page cache"."""
     if engine == "mdtest":
         return "creates, writes, reads and removes small files with mdtest"
     if workload.read_only:
-        return "reads, with fio, data it lays out before its clock starts, past the page cache"
+        return (
+            "lays its data out with fio before the clock starts, then reads it past the page cache"
+        )
     program = "IOR" if engine == "ior" else "fio"
     what = "a shared file" if not workload.file_per_process else "its data"
     if reads:

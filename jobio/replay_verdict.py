@@ -14,6 +14,8 @@ targets that ran alone. So:
 - the replay's fastest does not fit (the site advises against it for such a job, its
   quota, another node cannot see it) or would fill its quota: believe the rules, a
   speed does not lift what stops a target;
+- its time leaves out copies the rules would count there, for want of a figure:
+  believe the rules;
 - the rules' first choice shared its target with other runs while the replay's fastest
   had its own to itself: its time is not its quiet one, believe the rules;
 - within NEAR of each other: within what one run varies by, believe the rules;
@@ -32,6 +34,12 @@ from jobio.replay import MIN_SECONDS
 from jobs.company import Company
 from portal.units import spoken_seconds
 
+# What the rules would copy to use a target (exercises/advisor/judge.py: copying).
+COPIES = {
+    "in": "staging your input onto it",
+    "out": "copying your results to a target that keeps them",
+    "in and out": "staging your input onto it and copying your results back",
+}
 # Two replay runs this close (the slower's time over the faster's) are about as fast:
 # single runs on the dev targets spread by up to a quarter (bench/README.md).
 NEAR = 1.25
@@ -48,6 +56,7 @@ class Row(Protocol):
     target: _Target
     short: str
     company: Company | None
+    copies_uncounted: str  # "in", "out", "in and out", or "" (counted, or none)
 
     @property
     def ranks(self) -> bool: ...
@@ -136,6 +145,13 @@ def _both_measured(
             f"Believe the rules: {fast} measured faster ({times}), but your data would fill "
             "its quota, with no room left for results.",
         )  # fmt: skip
+    if fastest.copies_uncounted and not ruled.copies_uncounted:
+        return Beside(
+            rules, replay, "rules",
+            f"Believe the rules: {fast} measured faster ({times}), but its time leaves out "
+            f"{COPIES[fastest.copies_uncounted]}, which this site has no streaming figure "
+            "to count yet.",
+        )  # fmt: skip
     if ruled.alone is False and fastest.alone:
         runs = ruled.company.runs if ruled.company else 0
         return Beside(
@@ -179,6 +195,8 @@ def _rules_said(first: Recommendation) -> str:
 def _replay_said(row: Row) -> str:
     total = row.total_seconds or 0.0
     copies = ", copies counted" if getattr(row, "staging", None) else ""
+    if row.copies_uncounted:
+        copies = ", its copies not counted"
     return f"fastest: your job's I/O about {spoken_seconds(total)} there, measured{copies}"
 
 

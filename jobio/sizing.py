@@ -11,6 +11,8 @@ sized by, or why nothing could size it.
 
 from dataclasses import dataclass
 
+from django.conf import settings
+
 from exercises.advisor.facts import shapes
 from exercises.advisor.job import resembles
 from exercises.advisor.job_io import JobIO
@@ -41,7 +43,13 @@ def sized_runs(
     found = {}
     for target in targets:
         figure = figures.get(target.key)
-        workload = sized_for(plan, planned.engine, figure.value if figure else None)
+        workload = sized_for(
+            plan,
+            planned.engine,
+            figure.value if figure else None,
+            max_files=settings.REPLAY_MAX_FILES,
+            max_bytes=settings.REPLAY_MAX_BYTES,
+        )
         if figure is None:
             said = (
                 f"made once, stopped after {plan.seconds} s: this site has no figure of "
@@ -53,9 +61,10 @@ def sized_runs(
                 f"exercise {model.key}'s {shown(figure.value)} files a second on "
                 f"{target.name} ({figure.source})"
             )
-            rounds = workload.iterations
+            rounds, made = workload.iterations, workload.files_per_process * plan.processes
+            more = f" (more than the job's {files:,} at once)" if made > files else ""
             said = (
-                f"its {files:,} files made {rounds} times over, each round stopped after "
+                f"{made:,} files{more} made {rounds} times over, each round stopped after "
                 f"{workload.seconds} s, by {by}"
                 if rounds > 1
                 else f"made once, stopped after {plan.seconds} s, by {by}"

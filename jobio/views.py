@@ -176,7 +176,9 @@ def replay_detail(request: HttpRequest, pk: str) -> HttpResponse:
     io = JobIO.from_json(replay.check_of.io)
     found = replay_figures.answer(replay, profile)
     workload = Workload.model_validate(replay.workload)
-    names = {row.target.key: row.target.name for row in found.rows}
+    # In the table's order (a JSON object's keys come back in the database's order).
+    sized = [(row.target.name, replay.sized[row.target.key]) for row in found.rows
+             if row.target.key in replay.sized]  # fmt: skip
     ctx = {
         "replay": replay,
         "io": io,
@@ -184,7 +186,7 @@ def replay_detail(request: HttpRequest, pk: str) -> HttpResponse:
         "answer": found,
         "reads": found.reads,
         "doing": replay_figures.doing(replay.engine, workload, found.reads),
-        "sized": [(names[key], said) for key, said in replay.sized.items() if key in names],
+        "sized": sized,
         "job_summary": replay_figures.job_summary(io),
         "own": replay.user_id == request.user.pk,
     }

@@ -51,6 +51,18 @@ if [ "$pinned" != "$(cat "$stamp" 2>/dev/null)" ]; then
   "$VENV/bin/pip" install -q --disable-pip-version-check -r "$STORAGELAB_ROOT/requirements-dev.txt"
   echo "$pinned" >"$stamp"
 fi
+# The browser tests check each page against axe-core's accessibility rules, injected
+# from node_modules/ (tests/e2e/axe.py): the version package-lock.json pins, from the
+# npm registry, again only when the lock changed (npm ci empties node_modules/ first,
+# the stamp with it). Debian's npm where none is installed. No package's scripts run.
+command -v npm >/dev/null || apt_install nodejs npm
+stamp="$STORAGELAB_ROOT/node_modules/.package-lock.sha256"
+pinned=$(cat "$STORAGELAB_ROOT"/package.json "$STORAGELAB_ROOT"/package-lock.json | sha256sum)
+if [ "$pinned" != "$(cat "$stamp" 2>/dev/null)" ]; then
+  say "installing the pinned npm packages (axe-core, for the browser tests)"
+  (cd "$STORAGELAB_ROOT" && npm ci --omit=dev --ignore-scripts --no-audit --no-fund --loglevel=error >/dev/null)
+  echo "$pinned" >"$stamp"
+fi
 
 # --- PostgreSQL: reuse one that answers, else start Debian's cluster -----------
 if ! pg_isready -q -h "$DB_HOST" -p "$DB_PORT"; then

@@ -4,15 +4,13 @@ its calibration's figures. The headline names $GLOBAL and its time; every target
 what the job's I/O would take there and the quiet figure it is counted at, with the
 calibration round and its date. The page passes axe-core's WCAG 2.2 AA rules."""
 
-import os
-from pathlib import Path
-
 import pytest
 from django.utils import timezone
 from playwright.sync_api import Page, expect
 
 from exercises.calibration.models import Calibration
 from exercises.catalogue.models import MeasuredReference, Metric
+from tests.e2e.axe import wcag_violations
 from tests.e2e.browser import ARTIFACTS, PHONE, log_in, reads_whole_on_a_phone
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -28,9 +26,6 @@ QUIET = {
     },
     ("6", Metric.CREATE): {"home": 1293.0, "global": 320.0, "tmp": 20000.0},
 }  # fmt: skip
-# axe-core's script (npm's axe-core package); AXE_CORE_JS says where, else node_modules.
-AXE = Path(os.getenv("AXE_CORE_JS", "node_modules/axe-core/axe.min.js"))
-WCAG_22_AA = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa"]
 
 
 @pytest.fixture
@@ -60,20 +55,6 @@ def ask_for_one_gib_file(page: Page) -> None:
     page.get_by_label("About how many files?").fill("1")
     page.get_by_label("How much data does it read or write (GiB)?").fill("1")
     page.get_by_role("button", name="Advise me").click()
-
-
-def wcag_violations(page: Page) -> list[str]:
-    """What axe-core finds against WCAG 2.2 AA on the page as it stands."""
-    if not AXE.is_file():
-        pytest.skip(f"axe-core is not installed at {AXE} (npm install axe-core, or AXE_CORE_JS)")
-    # Through the DevTools protocol: the portal's CSP refuses inline scripts, rightly.
-    page.evaluate(AXE.read_text())
-    found = page.evaluate(
-        "tags => axe.run(document, {runOnly: {type: 'tag', values: tags}})"
-        ".then(r => r.violations.map(v => v.id + ': ' + v.nodes.map(n => n.target).join(' ')))",
-        WCAG_22_AA,
-    )
-    return list(found)
 
 
 def test_the_answer_names_global_and_every_targets_time_and_figure(

@@ -253,18 +253,27 @@ def test_ranks_writing_a_shared_file_in_turns_replay_in_the_same_turns() -> None
 def test_each_targets_mdtest_is_made_again_until_the_sites_figure_says_it_lasts() -> None:
     plan = replay_of(read("small-files"), seconds=3).workload  # 1,000 files, 1 process
 
-    # 30,000 files a second: 1,000 files take 1/30 s; 1.5 × 3 s of them is 135 rounds,
-    # the most a run makes (100), each stopped after 1 s if the target is slower.
-    fast = sized_for(plan, "mdtest", 30_000)
-    assert (fast.iterations, fast.seconds) == (ITERATIONS_MAX, 1)
-    # 1,000 a second: 4.5 rounds, so 5, each at most 1 s: about 5 s in all.
+    # 30,000 files a second: 3 × 3 s of them is 270,000 files. More than 20 rounds of
+    # the job's 1,000: 20 rounds of 13,500 (within 20,000 files at once), each stopped
+    # after 1 s on a target slower than the figure.
+    fast = sized_for(plan, "mdtest", 30_000, max_files=20_000)
+    assert (fast.iterations, fast.seconds, fast.files_per_process) == (20, 1, 13_500)
+    assert fast.size_per_process // fast.files_per_process == 16 * KiB  # the job's files
+    # Within the bound of bytes too: 64 MiB holds 4,096 files of 16 KiB.
+    tight = sized_for(plan, "mdtest", 30_000, max_files=20_000, max_bytes=64 * MiB)
+    assert (tight.files_per_process, tight.iterations) == (4096, 66)
+    # 1,000 a second: 9,000 files, so 9 rounds of the job's 1,000, each at most 1 s.
     medium = sized_for(plan, "mdtest", 1_000)
-    assert (medium.iterations, medium.seconds) == (5, 1)
-    # 100 a second: one round, stopped after its 3 s.
+    assert (medium.iterations, medium.seconds, medium.files_per_process) == (9, 1, 1000)
+    # 300 a second: 3 rounds of 1 s at most; 100 a second: once, stopped after its 3 s.
+    slow = sized_for(plan, "mdtest", 300)
+    assert (slow.iterations, slow.seconds) == (3, 1)
     assert sized_for(plan, "mdtest", 100) == plan
+    # However fast the figure, no more than the engines' rounds.
+    assert sized_for(plan, "mdtest", 10**7, max_files=2000).iterations == ITERATIONS_MAX
     # Without a figure, once; fio and IOR last their seconds by themselves.
     assert sized_for(plan, "mdtest", None) == plan
     stream = replay_of(read("sequential-1m")).workload
     assert sized_for(stream, "fio", 30_000) == stream
     argv = get_engine("mdtest").command(medium, Target(directory="/r"))
-    assert argv[argv.index("-i") + 1] == "5" and argv[argv.index("-W") + 1] == "1"
+    assert argv[argv.index("-i") + 1] == "9" and argv[argv.index("-W") + 1] == "1"

@@ -66,6 +66,7 @@ def test_the_jobs_bytes_at_each_rate_and_copies_at_the_keepers_figure_when_it_en
     assert "copied back to $GLOBAL" in tmp.staging.amount
     assert tmp.total_seconds == pytest.approx(17.0)
     assert "$GLOBAL's 128.0 MiB/s" in found.staged
+    assert "$TMPDIR needs your results copied back" in found.staged
     assert found.chart["staging"][found.chart["labels"].index("$TMPDIR")] == 16.0
     # A calibration measured after the replay ended does not change what it said.
     MeasuredReference.objects.filter(pk=keeper.pk).update(median=256, low=256, high=256)
@@ -93,14 +94,29 @@ def test_where_both_put_one_target_first_they_agree(stream, dev_profile) -> None
     assert found.beside.believe == "both" and found.verdict.startswith("Both put ")
 
 
-def test_a_clearly_faster_target_the_rules_had_no_figure_for_is_believed(
-    stream, dev_profile
-) -> None:
-    ruled = first_by_the_rules(stream, dev_profile)
-    faster = "scratch" if ruled != "scratch" else "global"  # fits: 2 GiB within its quota
-    measured(stream, dict.fromkeys(FIGURES, 10) | {ruled: 100, faster: 1000})
+@pytest.fixture
+def reads(ada, dev_profile, settings):
+    """A replay of a job that read 512 MiB, on every dev target: nothing it writes must
+    outlive it, so only $TMPDIR needs copies (its input staged in)."""
+    settings.REPLAY_SECONDS = 3
+    replay, _ = start_replay(ada, checked(ada, "read-1m"), list(dev_profile.targets.all()))
+    return replay
 
-    found = answer(stream, dev_profile)
+
+def other_than(ruled: str) -> str:
+    """A target 512 MiB of reads fit, other than the rules' first choice ($BINFS is
+    advised against for large files, $HOME's quota is 1 GiB)."""
+    return "scratch" if ruled != "scratch" else "project"
+
+
+def test_a_clearly_faster_target_the_rules_had_no_figure_for_is_believed(
+    reads, dev_profile
+) -> None:
+    ruled = first_by_the_rules(reads, dev_profile)
+    faster = other_than(ruled)
+    measured(reads, dict.fromkeys(FIGURES, 10) | {ruled: 100, faster: 1000}, "read_bytes_per_s")
+
+    found = answer(reads, dev_profile)
 
     assert found.fastest.target.key == faster and found.beside.believe == "replay"
     assert found.verdict.startswith("Believe the replay: it ran your job's own kind of I/O")
@@ -120,24 +136,40 @@ def test_a_faster_target_that_does_not_fit_leaves_the_rules_believed(stream, dev
     assert "a speed does not lift what stops it: 2 GiB is more than the 1 GiB" in found.verdict
 
 
-def test_within_a_runs_spread_the_quiet_figures_decide(stream, dev_profile) -> None:
+def test_a_faster_target_whose_copies_cannot_be_counted_leaves_the_rules_believed(
+    stream, dev_profile
+) -> None:
+    """$SCRATCH is purged: the 2 GiB must be copied to a target that keeps them, and
+    there is no streaming figure to count that by."""
     ruled = first_by_the_rules(stream, dev_profile)
-    close = "scratch" if ruled != "scratch" else "global"
-    measured(stream, dict.fromkeys(FIGURES, 10) | {ruled: 1000, close: 1100})
+    measured(stream, dict.fromkeys(FIGURES, 10) | {ruled: 100, "scratch": 1000})
 
     found = answer(stream, dev_profile)
+
+    row = next(r for r in found.rows if r.target.key == "scratch")
+    assert row.copies_uncounted and found.fastest is row
+    assert found.beside.believe == "rules" and "its copies not counted" in found.beside.replay.said
+    assert "leaves out copying your results to a target that keeps them" in found.verdict
+
+
+def test_within_a_runs_spread_the_quiet_figures_decide(reads, dev_profile) -> None:
+    ruled = first_by_the_rules(reads, dev_profile)
+    close = other_than(ruled)
+    measured(reads, dict.fromkeys(FIGURES, 10) | {ruled: 1000, close: 1100}, "read_bytes_per_s")
+
+    found = answer(reads, dev_profile)
 
     assert found.fastest.target.key == close and found.beside.believe == "rules"
     assert "only 10 % faster" in found.verdict and "within what one run varies by" in found.verdict
 
 
 def test_a_first_choice_that_shared_its_target_is_not_judged_by_that_run(
-    stream, dev_profile, make_user
+    reads, dev_profile, make_user
 ) -> None:
-    ruled = first_by_the_rules(stream, dev_profile)
-    faster = "scratch" if ruled != "scratch" else "global"
-    measured(stream, dict.fromkeys(FIGURES, 10) | {ruled: 100, faster: 1000})
-    theirs = stream.runs.get(target__key=ruled)
+    ruled = first_by_the_rules(reads, dev_profile)
+    faster = other_than(ruled)
+    measured(reads, dict.fromkeys(FIGURES, 10) | {ruled: 100, faster: 1000}, "read_bytes_per_s")
+    theirs = reads.runs.get(target__key=ruled)
     other = make_user("sl-other")
     BenchmarkRun.objects.create(
         user=other, cluster_username="sl-other", target=theirs.target, workload=theirs.workload,
@@ -145,7 +177,7 @@ def test_a_first_choice_that_shared_its_target_is_not_judged_by_that_run(
         started_at=theirs.started_at - timedelta(seconds=1), ended_at=theirs.ended_at,
     )  # fmt: skip
 
-    found = answer(stream, dev_profile)
+    found = answer(reads, dev_profile)
 
     row = next(r for r in found.rows if r.target.key == ruled)
     assert row.alone is False and row.company.others == 1
@@ -217,14 +249,19 @@ def test_the_site_figure_sizes_each_targets_rounds_and_the_page_says_so(
     replay, _ = start_replay(ada, checked(ada, "small-files"), targets)
 
     runs = {run.target.key: run.workload_params for run in replay.runs.select_related("target")}
-    # 1.5 × 3 s at 20,000 a second: 90 rounds of 1,000; at 250: 2 rounds, each ≤ 2 s.
-    assert (runs["tmp"].iterations, runs["tmp"].seconds) == (90, 1)
-    assert (runs["global"].iterations, runs["global"].seconds) == (2, 2)
-    assert replay.sized["tmp"].startswith("its 1,000 files made 90 times over")
+    # 3 × 3 s at 20,000 a second: 180,000 files, 20 rounds of 9,000; at 250 a second:
+    # 2,250, 3 rounds of the job's 1,000, each stopped after 1 s on a slower target.
+    assert (runs["tmp"].iterations, runs["tmp"].seconds, runs["tmp"].files_per_process) == (
+        20, 1, 9000,
+    )  # fmt: skip
+    assert (runs["global"].iterations, runs["global"].seconds) == (3, 1)
+    assert replay.sized["tmp"].startswith(
+        "9,000 files (more than the job's 1,000 at once) made 20 times over"
+    )
     assert "exercise 6's 20,000.0 files a second on $TMPDIR" in replay.sized["tmp"]
     measured(replay, {"global": 250, "tmp": 20_000}, field="create_ops_s")
     rows = {row.target.key: row for row in answer(replay, dev_profile).rows}
-    assert rows["tmp"].seconds == pytest.approx(90 * 1000 / 20_000) and rows["tmp"].ranks
+    assert rows["tmp"].seconds == pytest.approx(20 * 9000 / 20_000) and rows["tmp"].ranks
 
 
 def test_a_job_that_only_read_is_timed_at_its_read_rate(ada, dev_profile, settings) -> None:

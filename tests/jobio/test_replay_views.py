@@ -85,7 +85,7 @@ def test_the_page_sets_both_verdicts_side_by_side_and_says_read_for_a_job_that_r
 
     page = client.get(reverse("jobio:replay", args=[replay.pk])).content.decode()
 
-    assert "reads, with fio, data it lays out before its clock starts" in page
+    assert "lays its data out with fio before the clock starts, then reads it" in page
     assert "MiB/s read" in page and "MiB/s written" not in page
     assert 'id="verdict-rules"' in page and 'id="verdict-replay"' in page
     assert page.count("· believed") in (1, 2)  # one verdict, or both where they agree
