@@ -13,7 +13,7 @@ from exercises.catalogue.figures import chart
 from exercises.catalogue.models import Exercise
 from exercises.catalogue.profiles import active_profile
 from exercises.courses import access
-from exercises.lab import pages
+from exercises.lab import pages, reading
 from exercises.lab.forms import StartRunsForm, new_click
 from exercises.lab.start import StartAgain, StartRefused, start_runs
 from exercises.predictions import versus
@@ -191,7 +191,7 @@ def _panel_context(request: HttpRequest, panel: pages.PanelState) -> dict:
     # Where the site has no quiet figure yet, why, and when it will (a calibration going).
     rates = pages.rates(exercise, request.user, figures) if exercise.measures_metadata else None
     standing = measuring.say_unmeasured(exercise.profile_id, rates or figures)
-    lesson = pages.lesson_lines(exercise_site, request.user, measured)
+    lesson = reading.lesson_lines(exercise_site, request.user, measured)
     verdicts = lesson.verdicts
     # Once there are runs, what they say of my prediction, if I made one, and of my
     # answers against other exercises (the lesson's figures).

@@ -10,7 +10,7 @@ from exercises.advisor.facts import figures as advisor_figures
 from exercises.calibration.rounds import figures_of
 from exercises.catalogue.models import Metric
 from exercises.courses.models import Enrollment
-from exercises.lab.pages import lesson
+from exercises.lab.reading import lesson
 from jobs.models import BenchmarkRun
 from tests.courses import add_run, make_course, make_instructor
 
