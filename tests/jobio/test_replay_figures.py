@@ -280,12 +280,13 @@ def test_a_job_that_only_read_is_timed_at_its_read_rate(ada, dev_profile, settin
 
 
 def test_while_a_run_goes_there_is_no_verdict_and_the_page_keeps_following(
-    stream, dev_profile
+    stream, dev_profile, django_assert_max_num_queries
 ) -> None:
     measured(stream, FIGURES)
     stream.runs.filter(target__key="home").update(status=RunStatus.RUNNING)
 
-    found = answer(stream, dev_profile)
+    with django_assert_max_num_queries(2):  # every 2 s: the runs, not the site's figures
+        found = answer(stream, dev_profile)
 
     assert found.going and found.verdict == "" and found.agrees is None
     home = next(row for row in found.rows if row.target.key == "home")
