@@ -12,7 +12,7 @@ the job's time in I/O, not its run time.
 
 from dataclasses import dataclass, replace
 
-from exercises.advisor.facts import advice_for, target_facts
+from exercises.advisor.facts import advice_for
 from exercises.advisor.job import JobAdvice, reads_mostly
 from exercises.advisor.job_io import JobIO
 from exercises.advisor.judge import copying, cost_of
@@ -118,19 +118,19 @@ def answer(replay: Replay, profile: SiteProfile) -> Answer:
         )
     )
     going = any(run.is_unfinished or run.figure_pending for run in runs)
-    advice = advice_for(io, profile)
-    staging = fixed_staging(replay, io, profile, advice, ended=not going)
+    # The rules and the copies they count are set beside the runs once the last one
+    # ended: not on every poll of the runs going (the advice reads the site's figures).
+    advice = None if going else advice_for(io, profile)
+    staging = fixed_staging(replay, advice) if advice else {"needed": {}, "targets": {}}
     rows = [_measured(run, io, replay, workload, staging) for run in runs]
     ranked = [row for row in rows if row.ranks]
     fastest = min(ranked, key=lambda row: row.total_seconds) if ranked else None
-    beside = None if going else beside_the_rules(advice, rows, fastest)
+    beside = beside_the_rules(advice, rows, fastest) if advice else None
     staged = _staged(staging, rows)
     return Answer(rows, going, fastest, beside, _chart(rows), staged, reads_mostly(io))
 
 
-def fixed_staging(
-    replay: Replay, io: JobIO, profile: SiteProfile, advice: JobAdvice, ended: bool
-) -> dict:
+def fixed_staging(replay: Replay, advice: JobAdvice) -> dict:
     """The copies the rules count per target (exercises/advisor/judge.py: copying,
     cost_of), at the streaming figure of the target the advice keeps results on: as
     they stood when the replay's last run ended, kept with it (Replay.staging), so a
@@ -140,7 +140,7 @@ def fixed_staging(
     keeper = advice.keeper
     found: dict = {"keeper": keeper.name if keeper else "", "source": "", "mib_s": None}
     found["needed"], found["targets"] = {}, {}
-    for facts in target_facts(profile) if keeper else []:
+    for facts in advice.targets if keeper else ():
         way = copying(facts, advice.question)
         if facts.key == keeper.key or not way:
             continue
@@ -149,11 +149,10 @@ def fixed_staging(
         if copies is not None:
             found["mib_s"], found["source"] = copies.value, copies.source
             found["targets"][facts.key] = {"seconds": copies.seconds, "amount": copies.amount}
-    if ended:  # once: the first answer after the end fixes it, a race has one winner
-        Replay.objects.filter(pk=replay.pk, staging__isnull=True).update(staging=found)
-        replay.staging = Replay.objects.values_list("staging", flat=True).get(pk=replay.pk)
-        return replay.staging
-    return found
+    # Once: the first answer after the end fixes it; of two at once, one wins.
+    Replay.objects.filter(pk=replay.pk, staging__isnull=True).update(staging=found)
+    replay.staging = Replay.objects.values_list("staging", flat=True).get(pk=replay.pk)
+    return replay.staging
 
 
 # What the rules copy to use a target (exercises/advisor/judge.py: copying), said of it.

@@ -18,7 +18,7 @@ from exercises.advisor.job import resembles
 from exercises.advisor.job_io import JobIO
 from exercises.catalogue.models import Metric, SiteProfile, StorageTarget
 from exercises.catalogue.site_figures import for_exercise
-from jobio.replay import Replay, sized_for
+from jobio.replay import MOST_FILES, Replay, sized_for
 from jobs.engines import Workload, get_engine
 from jobs.figures import shown
 
@@ -63,6 +63,11 @@ def sized_runs(
             )
             rounds, made = workload.iterations, workload.files_per_process * plan.processes
             more = f" (more than the job's {files:,} at once)" if made > files else ""
+            if made > files and at_most(plan) == workload.files_per_process:
+                more = (
+                    f" (more than the job's {files:,} at once: the most a replay makes at "
+                    "once, so the bound, not its seconds, decided how many)"
+                )
             said = (
                 f"{made:,} files{more} made {rounds} times over, each round stopped after "
                 f"{workload.seconds} s, by {by}"
@@ -71,3 +76,14 @@ def sized_runs(
             )
         found[target.key] = Sized(workload, said)
     return found
+
+
+def at_most(plan: Workload) -> int:
+    """The most files a process of this replay makes at once: within the site's bounds
+    of files and bytes at once (jobio/replay.py: sized_for)."""
+    file_size = plan.size_per_process // plan.files_per_process
+    return min(
+        MOST_FILES,
+        settings.REPLAY_MAX_FILES // plan.processes,
+        settings.REPLAY_MAX_BYTES // (file_size * plan.processes),
+    )

@@ -412,8 +412,10 @@ class JobAdvice:
     striping: str = ""  # one large shared file: stripe it, how, with figures
     compression: str = ""  # what a target that compresses would save on its output
     # Where results go after a job on a target that does not keep them: the plan's
-    # keeper (plan.keeper_of), at whose figure a replay counts staging.
+    # keeper (plan.keeper_of), at whose figure a replay counts staging; and the targets
+    # as the advice saw them (with the resembling exercise's figures), for the copies.
     keeper: TargetFacts | None = None
+    targets: tuple[TargetFacts, ...] = ()
 
     @property
     def kind(self) -> str:
@@ -550,6 +552,7 @@ def advise_job(
     advice = advise(targets, question)
     return JobAdvice(
         keeper=keeper_of(targets, question),
+        targets=tuple(targets),
         pattern=question.access,
         question=question,
         advice=advice,

@@ -264,6 +264,22 @@ def test_the_site_figure_sizes_each_targets_rounds_and_the_page_says_so(
     assert rows["tmp"].seconds == pytest.approx(20 * 9000 / 20_000) and rows["tmp"].ranks
 
 
+def test_where_the_bound_of_files_decides_the_page_says_so(ada, dev_profile, settings) -> None:
+    settings.REPLAY_SECONDS, settings.REPLAY_MAX_FILES = 3, 4000
+    for key, creates in (("tmp", 100_000), ("global", 250)):  # a site's figures: two or more
+        MeasuredReference.objects.create(
+            exercise=dev_profile.exercises.get(key="6"), target=dev_profile.targets.get(key=key),
+            metric=Metric.CREATE, values=[creates], median=creates, low=creates, high=creates,
+        )  # fmt: skip
+
+    replay, _ = start_replay(ada, checked(ada, "small-files"), [dev_profile.targets.get(key="tmp")])
+
+    run = replay.runs.get().workload_params
+    # 900,000 files wanted: 4,000 at once, the bound, made 100 times over (the most).
+    assert (run.files_per_process, run.iterations) == (4000, 100)
+    assert "the most a replay makes at once, so the bound, not its seconds" in replay.sized["tmp"]
+
+
 def test_a_job_that_only_read_is_timed_at_its_read_rate(ada, dev_profile, settings) -> None:
     settings.REPLAY_SECONDS = 3
     targets = [dev_profile.targets.get(key=key) for key in ("global", "tmp")]
@@ -280,12 +296,13 @@ def test_a_job_that_only_read_is_timed_at_its_read_rate(ada, dev_profile, settin
 
 
 def test_while_a_run_goes_there_is_no_verdict_and_the_page_keeps_following(
-    stream, dev_profile
+    stream, dev_profile, django_assert_max_num_queries
 ) -> None:
     measured(stream, FIGURES)
     stream.runs.filter(target__key="home").update(status=RunStatus.RUNNING)
 
-    found = answer(stream, dev_profile)
+    with django_assert_max_num_queries(2):  # every 2 s: the runs, not the site's figures
+        found = answer(stream, dev_profile)
 
     assert found.going and found.verdict == "" and found.agrees is None
     home = next(row for row in found.rows if row.target.key == "home")
