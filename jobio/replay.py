@@ -20,8 +20,8 @@ import math
 from dataclasses import dataclass
 
 from exercises.advisor import Access
-from exercises.advisor.job import interleaved, pattern_of, reads_mostly
 from exercises.advisor.job_io import JobIO
+from exercises.advisor.patterns import interleaved, pattern_of, reads_mostly
 from jobs.engines import get_engine
 from jobs.engines.base import ITERATIONS_MAX, SEGMENTS_MAX, Pattern, Target, Workload
 from portal.units import GiB, KiB, MiB, iec

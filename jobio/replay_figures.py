@@ -13,9 +13,10 @@ the job's time in I/O, not its run time.
 from dataclasses import dataclass, replace
 
 from exercises.advisor.facts import advice_for
-from exercises.advisor.job import JobAdvice, reads_mostly
+from exercises.advisor.job import JobAdvice
 from exercises.advisor.job_io import JobIO
 from exercises.advisor.judge import copying, cost_of
+from exercises.advisor.patterns import reads_mostly
 from exercises.catalogue.models import SiteProfile, StorageTarget
 from jobio.models import Replay
 from jobio.replay import MIN_SECONDS

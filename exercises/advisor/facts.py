@@ -8,8 +8,9 @@ from collections import defaultdict
 from collections.abc import Mapping
 
 from exercises.advisor import TargetFacts
-from exercises.advisor.job import ExerciseShape, JobAdvice, advise_job
+from exercises.advisor.job import JobAdvice, advise_job
 from exercises.advisor.job_io import JobIO
+from exercises.advisor.question import ExerciseShape
 from exercises.advisor.words import protects
 from exercises.catalogue import site_figures
 from exercises.catalogue.models import Exercise, Metric, SiteProfile

@@ -116,3 +116,20 @@ class Recommendation:
 class Advice:
     ranking: tuple[Recommendation, ...]  # best first; fits=False last
     plan: str
+
+
+@dataclass(frozen=True)
+class ExerciseShape:
+    key: str
+    title: str
+    pattern: str  # "sequential" or "random", as Exercise.pattern
+    block_size: int
+    processes: int
+    files_per_process: int
+    fsync: bool = True
+    reads: bool = False  # it reads its data back: it has read figures
+    shared_file: bool = False  # every process writes its part of one file
+    engine: str = ""  # the benchmark's program (fio, ior): breaks ties between twins
+    mpi_io: bool = False  # through MPI-IO's calls
+    collective: bool = False  # MPI-IO's collective calls (collective buffering)
+    spread: bool = False  # written where the target spreads each file over its servers

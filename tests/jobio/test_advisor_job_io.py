@@ -7,8 +7,10 @@ from dataclasses import dataclass, replace
 import pytest
 
 from exercises.advisor import Access, Advice, FileShape, Recommendation
-from exercises.advisor.job import ExerciseShape, advise_job, pattern_of, question_for, speedup
+from exercises.advisor.job import advise_job, question_for, speedup
 from exercises.advisor.job_io import JobIO
+from exercises.advisor.patterns import pattern_of
+from exercises.advisor.question import ExerciseShape
 from tests.published import VSC3, facts_of, in_mib_s, profile
 
 KiB, MiB, GiB = 2**10, 2**20, 2**30
