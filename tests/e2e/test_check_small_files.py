@@ -41,7 +41,7 @@ def test_a_log_of_many_small_files_reads_as_one(
 
 
 @pytest.mark.django_db(transaction=True)
-def test_a_small_files_log_replays_for_3_s_on_every_target_within_the_bound_of_files(
+def test_a_small_files_log_replays_for_3_s_on_each_target_within_the_bound_of_files(
     live_portal, dev_profile, cluster_username, make_user, settings, sync_loop, page: Page
 ) -> None:
     """Each target's rounds of mdtest are sized by exercise 6's creates measured there
@@ -50,7 +50,10 @@ def test_a_small_files_log_replays_for_3_s_on_every_target_within_the_bound_of_f
     settings.REPLAY_SECONDS = 3
     user = make_user(cluster_username)
     six = dev_profile.exercises.get(key="6")
-    targets = list(dev_profile.targets.order_by("order"))
+    # The slowest to make files ($HOME: sync), a disk, and memory, whose rounds are made
+    # again and again; every target's are bench/test_replay_kinds.py's.
+    names = ("$HOME", "$GLOBAL", "$TMPDIR")
+    targets = list(dev_profile.targets.filter(name__in=names).order_by("order"))
     for run in follow(*[start_exercise_run(user.cluster_account, six, t) for t in targets]):
         creates = run.result.create_ops_s
         MeasuredReference.objects.create(
@@ -61,7 +64,7 @@ def test_a_small_files_log_replays_for_3_s_on_every_target_within_the_bound_of_f
     log_in(page, live_portal, user)
 
     check_and_replay(page, live_portal, "small-files", "many small files")
-    replay_everywhere(page)
+    replay_everywhere(page, only=names)
 
     for key, timed in timed_for(page).items():
         assert float(timed.removesuffix(" s")) >= 3, (key, timed)
