@@ -52,14 +52,20 @@ OUTCOME = re.compile(
 # presupposing it ("Did collective I/O win?", "Which target scaled?"). "Why" and
 # "How much" take the outcome as given ("Why does collective I/O lose?").
 OPEN_QUESTION = re.compile(
-    r"^(did|does|do|was|were|is|are|will|would|could|can|which|where|what|who|when|if|"
+    r"^((?:at|on|in|for|from|with|to) (?:which|what)|"
+    r"did|does|do|was|were|is|are|will|would|could|can|which|where|what|who|when|if|"
     r"how did|how do|how does|how would|how could|how can|how close|how far apart)\b",
     re.IGNORECASE,
 )
 PRESUPPOSING = re.compile(r"^(why|how much|how many times)\b", re.IGNORECASE)
 # An indirect question before the outcome word leaves it open: "See which targets speed
-# up", "Find out whether more processes gain".
-INDIRECT = re.compile(r"\b(whether|which|if)\b", re.IGNORECASE)
+# up", "Find out whether more processes gain" (a relative "which" opens nothing: "the
+# disk, which is shared, loses").
+INDIRECT = re.compile(
+    r"\b(?:see|find out|check|ask|tell|tells|show|shows|learn|judge|say|says|wonder)"
+    r"\s+(?:whether|which|if)\b",
+    re.IGNORECASE,
+)
 # Sentences end at . ! ? before a space and a capital, a $ or a quote; "e.g." and
 # figures such as "1.6 MiB/s" do not end one.
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z$\"'(])")

@@ -33,6 +33,7 @@ def test_every_profile_in_the_repo_states_no_outcome_that_no_figure_holds(name: 
         "How much faster was collective than independent on $WORK?",
         "A parallel filesystem gains the most from eight writers.",
         "Striping these files as well gains next to nothing.",
+        "The disk, which is shared by everyone, loses.",  # a relative which opens nothing
         "4b should land near your 1a figure.",
     ],
 )
