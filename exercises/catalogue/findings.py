@@ -255,11 +255,15 @@ def said(
 
 def _runs(a: Side, b: Side, names: dict[str, str]) -> str:
     """What to run for both figures: "9 on $GLOBAL" (one run's sizes), "8b and 8a on
-    $GLOBAL", "8a on $GLOBAL and 8a on $WORK"."""
+    $GLOBAL", "3 on $TMPDIR and $GLOBAL", "9 on $HOME at 1 MiB and 9 on $GLOBAL at 4 KiB"."""
     if a.run == b.run:
         return named(a.run, names)
     if a.target == b.target and not a.size and not b.size:
         return f"{a.exercise} and {b.exercise} on {names.get(a.target, a.target)}"
+    if a.exercise == b.exercise and not a.size and not b.size:
+        return (
+            f"{a.exercise} on {names.get(a.target, a.target)} and {names.get(b.target, b.target)}"
+        )
     return f"{named(a, names)} and {named(b, names)}"
 
 

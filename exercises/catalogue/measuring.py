@@ -43,14 +43,11 @@ class Standing:
     def of(self, exercise: str, target: str) -> str:
         """Why the pair has no quiet figure, in a few words for a table's cell."""
         going = self.going
+        # The sentence above the table says how far the round is and how long it has.
         if going and exercise in going.exercises and target in going.targets:
-            left = f", about {going.minutes_left} min left" if going.minutes_left else ""
-            return (
-                f"being measured (round {going.number}: {going.ended} of {going.runs} runs{left})"
-            )
+            return f"being measured (round {going.number})"
         if going and exercise in going.then and target in going.targets:
-            when = f", in about {going.then_minutes} min" if going.then_minutes else ""
-            return f"next to be measured (after round {going.number}{when})"
+            return f"next to be measured (after round {going.number})"
         if (
             self.finished
             and exercise in self.finished.exercises
