@@ -32,10 +32,18 @@ shared_root() {
   mount --make-rshared "$1"
 }
 
+# cluster_label, cluster_network: the label of the dev cluster's containers and the name
+# of its network (docker/cluster/start.sh). The dev site's cluster's label is
+# storagelab.cluster=1, which scripts and tests look for; a second cluster beside it
+# (CLUSTER_PREFIX=h7-) carries its prefix instead, so that none of them counts its
+# containers as the first's (a start.sh that found ten would replace the first).
+cluster_label() { echo "storagelab.cluster=${CLUSTER_PREFIX:-1}"; }
+cluster_network() { echo "${CLUSTER_PREFIX:-}storagelab-cluster"; }
+
 # cluster_gateway: this host's address on the dev cluster's network, which its nodes
 # reach (docker/cluster/start.sh makes the network).
 cluster_gateway() {
-  /usr/bin/docker network inspect -f '{{(index .IPAM.Config 0).Gateway}}' storagelab-cluster
+  /usr/bin/docker network inspect -f '{{(index .IPAM.Config 0).Gateway}}' "$(cluster_network)"
 }
 
 # stop_pidfile NAME PIDFILE: TERM the process, wait up to 10 s, then KILL.

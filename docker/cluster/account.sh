@@ -6,13 +6,15 @@
 # (docker/slurm/account.sh makes the dev site's). One script per container for all the
 # names: a class of a thousand takes seconds. --remove takes NAME's account and
 # directory off the nodes again (a bench's thousand accounts otherwise stay in every
-# node's /etc/passwd and slow each account made after them).
+# node's /etc/passwd and slow each account made after them). CLUSTER_PREFIX=h7- makes
+# them on the second cluster of that prefix (docker/cluster/start.sh).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../lib.sh"
 DOCKER=${DOCKER:-/usr/bin/docker}
 # Slurm's containers (the file servers have no users: glusterd keeps the files' owners).
-containers=$("$DOCKER" ps --format '{{.Names}}' --filter label=storagelab.cluster=1 --filter name=slurm-)
+prefix=${CLUSTER_PREFIX:-}
+containers=$("$DOCKER" ps --format '{{.Names}}' --filter "label=$(cluster_label)" --filter "name=${prefix}slurm-")
 [ -n "$containers" ] || die "the cluster does not run: docker/cluster/start.sh"
 remove=""
 [ "${1:-}" != --remove ] || { remove=1; shift; }
@@ -44,4 +46,4 @@ done
 for c in $containers; do
   printf 'set -e\n%s' "$accounts" | "$DOCKER" exec -i "$c" sh -s
 done
-printf 'set -e\n%s' "$directories" | "$DOCKER" exec -i slurm-n1 sh -s
+printf 'set -e\n%s' "$directories" | "$DOCKER" exec -i "${prefix}slurm-n1" sh -s

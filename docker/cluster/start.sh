@@ -27,9 +27,21 @@ DOCKER=${DOCKER:-/usr/bin/docker}
 # refuses any other release.
 RELEASE=${CLUSTER_SLURM:-26.05}
 IMAGE=${CLUSTER_IMAGE:-storagelab/cluster:$RELEASE}
-NETWORK=storagelab-cluster
+# Which cluster: the dev site's, or a second one beside it (CLUSTER_PREFIX=h7-) with
+# names of its own: its containers (h7-slurm-ctl, ...), network, label, keys and
+# configuration ($STATE_DIR/h7-cluster) and slurmrestd's port, so that a change to the
+# cluster can be tried while the dev site's runs its jobs on. Inside, each cluster's
+# hosts have the names slurm.conf gives them (aliases on its own network).
+PREFIX=${CLUSTER_PREFIX:-}
+[[ $PREFIX =~ ^([a-z0-9][a-z0-9-]*-)?$ ]] ||
+  die "CLUSTER_PREFIX: lower-case letters, digits and dashes ending in a dash (h7-), not $PREFIX"
+[ -z "$PREFIX" ] || [ -n "${CLUSTER_REST_PORT:-}" ] ||
+  die "a second cluster (CLUSTER_PREFIX=$PREFIX) needs a port of its own for slurmrestd: CLUSTER_REST_PORT"
+LABEL=$(cluster_label)
+NETWORK=$(cluster_network)
 REST_PORT=${CLUSTER_REST_PORT:-6821}
-CONF=$STATE_DIR/cluster
+CONF=$STATE_DIR/${PREFIX}cluster
+CTL=${PREFIX}slurm-ctl
 NODES=(slurm-n1 slurm-n2)
 FILES=(files-1 files-2)
 VOLUME=lab
@@ -85,7 +97,7 @@ chmod 0755 "$CONF/etc"
 # lost it.
 shape_links() {
   local server pid link veth shape=(root tbf rate "$LINK" burst 256kb latency 20ms)
-  for server in "${FILES[@]}"; do
+  for server in "${FILES[@]/#/$PREFIX}"; do
     pid=$("$DOCKER" inspect -f '{{.State.Pid}}' "$server")
     # Its eth0's peer, by index: read in the server (the host's /sys is the host's).
     link=$("$DOCKER" exec "$server" cat /sys/class/net/eth0/iflink)
@@ -101,24 +113,24 @@ shape_links() {
 # `make demo` must not end the first one's jobs, nor wait for a new cluster.
 config=$( (cat "$CONF/etc/slurm.conf" "$CONF/etc/"*.sh "${STORAGELAB_IMAGE_DIR:-$STATE_DIR/storage}/caps" 2>/dev/null
   echo "$LINK $WIDE_VOLUME") | sha256sum | cut -c1-16)
-running_config=$("$DOCKER" inspect -f '{{index .Config.Labels "storagelab.config"}}' slurm-ctl 2>/dev/null || true)
+running_config=$("$DOCKER" inspect -f '{{index .Config.Labels "storagelab.config"}}' "$CTL" 2>/dev/null || true)
 # A node "planned" is held for a job that waits for more nodes than are free (8a and 8b
 # run on both): the cluster works, it is busy.
 nodes_answer() {
   local states
-  states=$("$DOCKER" exec slurm-ctl sinfo -h -o %T 2>/dev/null) && [ -n "$states" ] &&
+  states=$("$DOCKER" exec "$CTL" sinfo -h -o %T 2>/dev/null) && [ -n "$states" ] &&
     ! grep -qvE '^(idle|mixed|allocated|completing|planned)$' <<<"$states"
 }
 if [ "$running_config" = "$RELEASE-$stamp-$config" ] &&
-  [ "$("$DOCKER" ps -q --filter label=storagelab.cluster=1 | wc -l)" = $((1 + ${#NODES[@]} + ${#FILES[@]})) ] &&
+  [ "$("$DOCKER" ps -q --filter "label=$LABEL" | wc -l)" = $((1 + ${#NODES[@]} + ${#FILES[@]})) ] &&
   curl -s -o /dev/null "http://127.0.0.1:$REST_PORT/openapi/v3" && nodes_answer; then
   shape_links
   say "cluster up already: Slurm $RELEASE, nodes ${NODES[*]}, slurmrestd on 127.0.0.1:$REST_PORT"
   exit 0
 fi
 "$DOCKER" network inspect "$NETWORK" >/dev/null 2>&1 || "$DOCKER" network create "$NETWORK" >/dev/null
-"$DOCKER" rm -f slurm-ctl "${NODES[@]}" "${FILES[@]}" >/dev/null 2>&1 || true
-common=(--detach --network "$NETWORK" --label storagelab.cluster=1
+"$DOCKER" rm -f "$CTL" "${NODES[@]/#/$PREFIX}" "${FILES[@]/#/$PREFIX}" >/dev/null 2>&1 || true
+common=(--detach --network "$NETWORK" --label "$LABEL"
   --label storagelab.config="$RELEASE-$stamp-$config"
   -v "$CONF/etc:/etc/slurm:ro" -v "$CONF/munge.key:/etc/munge/munge.key:ro")
 # A site's controller, compute nodes and file servers are other machines than its
@@ -146,7 +158,7 @@ if [ -n "$group" ] && [ "$("$DOCKER" info -f '{{.CgroupDriver}}')" = cgroupfs ];
   nodes_parent=(--cgroup-parent "/${nodes_group##*/}")
 fi
 weight=(--cpu-shares "${CLUSTER_CPU_SHARES:-128}")
-"$DOCKER" run "${common[@]}" "${parent[@]}" --name slurm-ctl --hostname slurm-ctl \
+"$DOCKER" run "${common[@]}" "${parent[@]}" --name "$CTL" --hostname slurm-ctl --network-alias slurm-ctl \
   -p "127.0.0.1:$REST_PORT:6820" "$IMAGE" controller >/dev/null
 # The file servers: glusterd needs SYS_ADMIN for the bricks' trusted extended
 # attributes. A brick is a tmpfs of the server's: the class's jobs would otherwise
@@ -154,15 +166,15 @@ weight=(--cpu-shares "${CLUSTER_CPU_SHARES:-128}")
 # servers never share; what the lessons show is the network and the servers between
 # a job and its files.
 for server in "${FILES[@]}"; do
-  "$DOCKER" run --detach --network "$NETWORK" --label storagelab.cluster=1 "${nodes_parent[@]}" "${weight[@]}" --cap-add SYS_ADMIN \
-    --tmpfs /bricks:size=2g --name "$server" --hostname "$server" "$IMAGE" files >/dev/null
+  "$DOCKER" run --detach --network "$NETWORK" --label "$LABEL" "${nodes_parent[@]}" "${weight[@]}" --cap-add SYS_ADMIN \
+    --tmpfs /bricks:size=2g --name "$PREFIX$server" --hostname "$server" --network-alias "$server" "$IMAGE" files >/dev/null
 done
 glusterd_answers() { "$DOCKER" exec "$1" gluster pool list >/dev/null 2>&1; }
-for server in "${FILES[@]}"; do wait_for "glusterd on $server" 30 glusterd_answers "$server"; done
-for server in "${FILES[@]:1}"; do "$DOCKER" exec files-1 gluster peer probe "$server" >/dev/null; done
-peers_connected() { [ "$("$DOCKER" exec files-1 gluster pool list | grep -c Connected)" = "${#FILES[@]}" ]; }
+for server in "${FILES[@]/#/$PREFIX}"; do wait_for "glusterd on $server" 30 glusterd_answers "$server"; done
+for server in "${FILES[@]:1}"; do "$DOCKER" exec "${PREFIX}files-1" gluster peer probe "$server" >/dev/null; done
+peers_connected() { [ "$("$DOCKER" exec "${PREFIX}files-1" gluster pool list | grep -c Connected)" = "${#FILES[@]}" ]; }
 wait_for "the file servers to join" 30 peers_connected
-gluster() { "$DOCKER" exec files-1 gluster --mode=script "$@" >/dev/null; }
+gluster() { "$DOCKER" exec "${PREFIX}files-1" gluster --mode=script "$@" >/dev/null; }
 bricks=() wide_bricks=()
 for server in "${FILES[@]}"; do
   bricks+=("$server:/bricks/$VOLUME")
@@ -207,11 +219,11 @@ for node in "${NODES[@]}"; do
   "$DOCKER" run "${common[@]}" "${nodes_parent[@]}" "${weight[@]}" "${shared[@]}" "${caps[@]}" \
     --cap-add SYS_ADMIN --device /dev/fuse \
     --tmpfs /tmp:size=4g,mode=1777 \
-    -e GLUSTER_VOLUME="files-1:/$VOLUME" -e GLUSTER_WIDE_VOLUME="files-1:/$WIDE_VOLUME" --name "$node" --hostname "$node" "$IMAGE" node >/dev/null
+    -e GLUSTER_VOLUME="files-1:/$VOLUME" -e GLUSTER_WIDE_VOLUME="files-1:/$WIDE_VOLUME" --name "$PREFIX$node" --hostname "$node" --network-alias "$node" "$IMAGE" node >/dev/null
 done
 
 rest_answers() { curl -s -o /dev/null "http://127.0.0.1:$REST_PORT/openapi/v3"; }
-nodes_idle() { [ "$("$DOCKER" exec slurm-ctl sinfo -h -o %T 2>/dev/null | sort -u)" = idle ]; }
+nodes_idle() { [ "$("$DOCKER" exec "$CTL" sinfo -h -o %T 2>/dev/null | sort -u)" = idle ]; }
 wait_for "the cluster's slurmrestd" 60 rest_answers
 wait_for "the cluster's nodes" 60 nodes_idle
-say "cluster up: Slurm $("$DOCKER" exec slurm-ctl scontrol --version | cut -d' ' -f2), nodes ${NODES[*]} (GlusterFS volumes $VOLUME at /gluster and $WIDE_VOLUME at /gluster-wide, $LINK a server), slurmrestd on 127.0.0.1:$REST_PORT"
+say "cluster up: Slurm $("$DOCKER" exec "$CTL" scontrol --version | cut -d' ' -f2), nodes ${NODES[*]} (GlusterFS volumes $VOLUME at /gluster and $WIDE_VOLUME at /gluster-wide, $LINK a server), slurmrestd on 127.0.0.1:$REST_PORT"

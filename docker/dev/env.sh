@@ -28,10 +28,14 @@ fi
 export REDIS_URL=${REDIS_URL:-redis://127.0.0.1:6379/0}
 # The dev cluster (docker/cluster/start.sh): Slurm 26.05 in containers, its slurmrestd
 # on this host's port 6821, its JWT key in the cluster's state. CLUSTER_SLURM=24.11
-# runs Debian 13's Slurm instead (cluster storagelab24).
+# runs Debian 13's Slurm instead (cluster storagelab24). CLUSTER_PREFIX=h7- (with a
+# CLUSTER_REST_PORT of its own) names a second cluster beside the dev site's, for
+# trying a change to the cluster while the dev site's runs on: its containers
+# (h7-slurm-ctl, ...), network and keys ($STATE_DIR/h7-cluster) are its own.
 export CLUSTER_SLURM=${CLUSTER_SLURM:-26.05}
-export SLURMRESTD_URL=${SLURMRESTD_URL:-http://127.0.0.1:6821}
-export SLURM_JWT_KEY_FILE=${SLURM_JWT_KEY_FILE:-$STATE_DIR/cluster/etc/jwt_hs256.key}
+export CLUSTER_PREFIX=${CLUSTER_PREFIX:-}
+export SLURMRESTD_URL=${SLURMRESTD_URL:-http://127.0.0.1:${CLUSTER_REST_PORT:-6821}}
+export SLURM_JWT_KEY_FILE=${SLURM_JWT_KEY_FILE:-$STATE_DIR/${CLUSTER_PREFIX}cluster/etc/jwt_hs256.key}
 export SLURM_PARTITION=${SLURM_PARTITION:-debug}
 export SLURM_CLUSTER_NAME=${SLURM_CLUSTER_NAME:-storagelab${CLUSTER_SLURM%%.*}}
 # Its nodes claim 8 CPUs on this machine's cores: MPI ranks are not bound to cores.

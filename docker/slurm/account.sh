@@ -60,8 +60,8 @@ add)
   ;;
 remove)
   # Its jobs first, on the cluster (docker/cluster/): a job of a deleted user would wait
-  # in the queue for ever.
-  timeout 30 /usr/bin/docker exec slurm-ctl scancel --user="$name" >/dev/null 2>&1 || true
+  # in the queue for ever (on the second cluster of CLUSTER_PREFIX when one is named).
+  timeout 30 /usr/bin/docker exec "${CLUSTER_PREFIX:-}slurm-ctl" scancel --user="$name" >/dev/null 2>&1 || true
   pkill -u "$name" 2>/dev/null || true
   id "$name" >/dev/null 2>&1 && userdel "$name"
   mountpoint -q "$TMPFS_ROOT/$name" && umount --lazy "$TMPFS_ROOT/$name"
