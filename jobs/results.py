@@ -1,15 +1,21 @@
 """Result intake: the job posts its benchmark output with the run's secret; it is
 stored once, then parsed by a Celery task into a RunResult, on a queue of its own
-and within time limits. An output that cannot be read is marked so, once."""
+and within time limits. An output that cannot be read is marked so, once.
+
+A run's secret is good while its job may still post: until RESULT_RETRY_SECONDS (the
+time the job script tries its posts for) after the run's end. A secret read from a
+job's environment or its script long after (a node's leftovers, a log) is refused;
+staff attaching an output (jobs/recover.py) need none."""
 
 import hashlib
 import hmac
 import logging
 import re
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 
 from celery import shared_task
 from celery.exceptions import SoftTimeLimitExceeded
+from django.conf import settings
 from django.db import transaction
 from django.db.models import F, Q
 from django.utils import timezone
@@ -47,8 +53,28 @@ def token_hash(token: str) -> str:
 
 
 def check_token(run: BenchmarkRun, token: str) -> None:
+    """The run's secret, and still within its time (posts_until): else 403. A wrong
+    secret is told nothing more."""
     if not hmac.compare_digest(token_hash(token), run.result_token_hash):
         raise ResultRefused(403, "wrong result token")
+    until = posts_until(run)
+    if until is not None and timezone.now() > until:
+        ended = run.ended_at.astimezone(UTC)
+        raise ResultRefused(
+            403,
+            f"this run's result token has expired: its job ended at {ended:%Y-%m-%d %H:%M:%S} "
+            f"UTC, and a job's posts are taken for {settings.RESULT_RETRY_SECONDS} s after "
+            "its end (RESULT_RETRY_SECONDS)",
+        )
+
+
+def posts_until(run: BenchmarkRun) -> datetime | None:
+    """Until when the run's job may post with its secret: its end and the time the job
+    script tries for (a job posts before it ends; the rest is room for a clock that
+    differs and a post on its way). None: not ended, its job may still post."""
+    if run.ended_at is None:
+        return None
+    return run.ended_at + timedelta(seconds=settings.RESULT_RETRY_SECONDS)
 
 
 def check_post(run: BenchmarkRun, token: str, content_length: str, max_bytes: int) -> None:

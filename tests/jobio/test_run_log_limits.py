@@ -160,20 +160,12 @@ def test_logs_before_the_runs_result_are_refused_and_nothing_is_kept(
     assert not RunLog.objects.filter(run=run).exists() and sent == []
 
 
-@pytest.mark.parametrize(
-    "result_ago, ended_ago",
-    [(601, None), (10, 601)],
-    ids=["long-after-the-result", "result-attached-long-after-the-end"],
-)
 def test_logs_after_the_retry_window_are_refused_and_the_page_says_why(
-    client, make_completed_run, sent, settings, result_ago, ended_ago
+    client, make_completed_run, sent, settings
 ) -> None:
     settings.RESULT_RETRY_SECONDS = 600
     now = timezone.now()
-    run = make_completed_run(
-        result_received_at=now - timedelta(seconds=result_ago),
-        ended_at=now - timedelta(seconds=ended_ago) if ended_ago else None,
-    )
+    run = make_completed_run(result_received_at=now - timedelta(seconds=601), ended_at=None)
 
     text = assert_one_line(send(client, run), 403)
 
@@ -184,6 +176,23 @@ def test_logs_after_the_retry_window_are_refused_and_the_page_says_why(
     assert answer.status_code == 286  # nothing more to wait for
     assert "came more than 10 minutes after the run ended" in answer.content.decode()
     assert_one_line(send(client, run), 409)  # and it stays refused
+
+
+def test_logs_posted_long_after_the_run_ended_meet_an_expired_token_and_nothing_is_kept(
+    client, make_completed_run, sent, settings
+) -> None:
+    """Its result attached by staff lately, the run ended long ago: the run's secret
+    ended with the job's retries (jobs/results.py: posts_until), so nothing is kept."""
+    settings.RESULT_RETRY_SECONDS = 600
+    now = timezone.now()
+    run = make_completed_run(
+        result_received_at=now - timedelta(seconds=10), ended_at=now - timedelta(seconds=601)
+    )
+
+    text = assert_one_line(send(client, run), 403)
+
+    assert "result token has expired" in text
+    assert sent == [] and not RunLog.objects.filter(run=run).exists()
 
 
 def test_logs_within_the_window_after_the_run_ended_are_taken(

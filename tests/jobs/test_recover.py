@@ -5,11 +5,13 @@ taken once, and the staff command and the admin's action say what they did."""
 import io
 import os
 import pwd
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
 from django.contrib.auth.models import Permission
 from django.core.management import CommandError, call_command
+from django.utils import timezone
 
 from jobs.models import BenchmarkRun
 from jobs.recover import RecoveryRefused, attach, benchmark_output, output_file
@@ -68,6 +70,22 @@ def test_the_output_between_the_scripts_lines_is_attached_once(
     with pytest.raises(RecoveryRefused, match="has its output already"):
         attach(run)
     assert sent == [run.pk]
+
+
+def test_staff_attach_an_output_after_the_runs_token_expired(
+    run, sent, settings, django_capture_on_commit_callbacks
+) -> None:
+    """The job's secret ends with its retries (jobs/results.py); staff's attach needs none."""
+    settings.RESULT_RETRY_SECONDS = 600
+    BenchmarkRun.objects.filter(pk=run.pk).update(ended_at=timezone.now() - timedelta(days=1))
+    run.refresh_from_db()
+    write_as(output_file(run), job_output(SAMPLE), run.cluster_username)
+
+    with django_capture_on_commit_callbacks(execute=True):
+        said = attach(run)
+
+    run.refresh_from_db()
+    assert "Attached" in said and run.raw_output == SAMPLE and sent == [run.pk]
 
 
 def test_a_link_in_place_of_the_output_file_is_not_followed(run, sent) -> None:

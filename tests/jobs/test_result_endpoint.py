@@ -61,6 +61,44 @@ def test_it_refuses_a_result_over_the_size_cap(client, run, settings) -> None:
     assert run.result_received_at is None
 
 
+def test_a_token_is_refused_once_its_run_ended_longer_ago_than_the_jobs_retries(
+    client: Client, run: BenchmarkRun, settings
+) -> None:
+    """A run's secret lives in its job's environment and its script: one read there
+    long after the run (a node's leftovers, a copied log) posts nothing."""
+    settings.RESULT_RETRY_SECONDS = 600
+    ended = timezone.now() - timedelta(seconds=601)
+    BenchmarkRun.objects.filter(pk=run.pk).update(status=RunStatus.COMPLETED, ended_at=ended)
+
+    response = post(client, run, b"late")
+
+    assert response.status_code == 403
+    said = response.content.decode()
+    assert "result token has expired" in said and "600 s after its end" in said
+    run.refresh_from_db()
+    assert run.result_received_at is None and run.raw_output == ""
+    # A wrong secret is still told only that: nothing of the run's times.
+    assert post(client, run, b"late", token="guess").content.decode() == "wrong result token\n"
+
+
+def test_a_token_is_taken_within_the_retries_after_the_end_and_while_the_run_goes(
+    client: Client, run: BenchmarkRun, make_user, disk_target, settings
+) -> None:
+    settings.RESULT_RETRY_SECONDS = 600
+    ended = timezone.now() - timedelta(seconds=590)
+    BenchmarkRun.objects.filter(pk=run.pk).update(status=RunStatus.COMPLETED, ended_at=ended)
+    going = make_run(
+        make_user("sl-trainee8").cluster_account,
+        disk_target,
+        result_token_hash=token_hash(TOKEN),
+        status=RunStatus.RUNNING,
+        started_at=timezone.now() - timedelta(days=2),
+    )
+
+    assert post(client, run, b"in time").status_code == 202
+    assert post(client, going, b"still going").status_code == 202
+
+
 def test_it_answers_404_for_an_unknown_run(client: Client, run: BenchmarkRun) -> None:
     response = client.post(
         "/jobs/runs/00000000-0000-0000-0000-000000000000/result",
