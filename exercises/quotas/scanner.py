@@ -1,23 +1,31 @@
-"""The storage scan: what fills a user's directories, and what the next purges take. It
-runs as the user, on a node of the cluster, in the scan's Slurm job (scans.py puts this
-file in the job script): so it imports the standard library only, and runs on the
+"""The storage scan: what fills a user's directories, and what the next purges take; and
+the portal's own purge, which removes what its policy takes. Both run as the user, on a
+node of the cluster, in a Slurm job (scans.py puts treewalk.py's text and then this
+file's in the job script): so they import the standard library only, and run on the
 nodes' Python (3.11 or later).
 
-    python3 -I -S - SPEC < scanner.py
+    python3 -I -S - SPEC < (treewalk.py, then scanner.py)
 
-SPEC (JSON): {"now": epoch seconds, "max_entries": N, "seconds": S, "top": K,
+SPEC (JSON): {"kind": "scan" or "purge", "now": epoch seconds, "max_entries": N,
+              "seconds": S, "top": K,
               "targets": [{"key": "scratch", "dir": "/scratch/ada",
                            "purge": {"days": 14, "by": "access", "exempt": []} or null}]}
 
-It prints, per target, the entries and bytes it counted, the K largest directories one
-level below the user's directory by bytes and by entries (each with its K largest
+A scan prints, per target, the entries and bytes it counted, the K largest directories
+one level below the user's directory by bytes and by entries (each with its K largest
 children), and, where the target is purged, what falls due: now, within 1, 3 and 7
 days, counts and bytes, and the K largest and K oldest of those files by name.
 
 Each target's walk is bounded: at most max_entries entries and `seconds` seconds; one
 stopped early says so ("stopped") and gives what it counted. It never follows a link,
-never leaves the directory's filesystem, counts a file with several hard links once,
-and reads only names and inodes: lstat changes no access time.
+never leaves the directory's filesystem (its btrfs subvolumes are part of it: treewalk.py),
+counts a file with several hard links once, and reads only names and inodes: lstat
+changes no access time.
+
+A purge removes, within `seconds` per target, the regular files the target's policy
+takes by the same rule the scan previews (`due_at`, `exempt`), from a directory that is
+the user's own, each through the descriptor of the directory it was listed in, and prints
+{"removed": {key: {"files": N, "bytes": B}}}.
 """
 
 import fnmatch
@@ -27,6 +35,16 @@ import os
 import stat
 import sys
 import time
+
+if __name__ != "__main__":  # in the portal; in the job, treewalk.py's text comes first
+    from exercises.quotas.treewalk import (
+        TopError,
+        TopMissing,
+        Unreadable,
+        allow_deep_walks,
+        blocks_once,
+        walk,
+    )
 
 DAY = 86400
 WINDOWS = (0, 1, 3, 7)  # due now (the next purge takes it), within 1, 3 and 7 days
@@ -58,69 +76,47 @@ def largest(tallies: dict[str, Tally], top: int, by: str) -> list[str]:
     return heapq.nlargest(top, tallies, key=lambda name: (getattr(tallies[name], by), name))
 
 
+def due_at(info: os.stat_result, purge: dict) -> float:
+    """When the purge takes a file: its last access (or change) and the policy's days."""
+    when = info.st_atime if purge["by"] == "access" else info.st_mtime
+    return when + purge["days"] * DAY
+
+
+def exempt(path: str, purge: dict) -> bool:
+    """Whether the policy keeps `path` (relative to the user's directory) whatever its age:
+    a pattern as find's -path reads it, * matching across directories too."""
+    return any(fnmatch.fnmatchcase(path, pattern) for pattern in purge.get("exempt", []))
+
+
 def scan(target: dict, now: float, max_entries: int, seconds: float, top: int) -> dict:
     root = target["dir"]
     answer: dict = {"key": target["key"], "dir": root, "state": "done", "why": ""}
     started = time.monotonic()
-    try:
-        info = os.lstat(root)
-    except FileNotFoundError:
-        return {**answer, "state": "missing", "why": f"{root} does not exist"}
-    except OSError as e:
-        return {**answer, "state": "unreadable", "why": f"cannot read {root}: {e.strerror}"}
-    if not stat.S_ISDIR(info.st_mode):
-        return {**answer, "state": "unreadable", "why": f"{root} is not a directory"}
-    device = info.st_dev
-
     purge = target.get("purge")
-    if purge:
-        limit = purge["days"] * DAY
-        which = "st_atime" if purge["by"] == "access" else "st_mtime"
-        exempt = purge.get("exempt", [])
     due = {window: Tally() for window in WINDOWS}
     due_files: list[tuple[float, str, int]] = []  # (due at, relative path, bytes)
     level1: dict[str, Tally] = {}
     level2: dict[str, dict[str, Tally]] = {}
-    seen: set[int] = set()
+    seen: set[tuple[int, int]] = set()
     entries = used = unreadable = 0
     deadline = started + seconds
-    pending = [""]  # paths relative to root
-    while pending:
-        relative = pending.pop()
-        try:
-            with os.scandir(os.path.join(root, relative) if relative else root) as listing:
-                children = list(listing)
-        except FileNotFoundError:
-            continue  # removed while we walked
-        except OSError:
-            unreadable += 1
-            continue
-        for entry in children:
+    found = walk(root)
+    try:
+        for entry in found:
+            if isinstance(entry, Unreadable):
+                unreadable += 1
+                continue
             # The bounds first: a walk stops before the entry past them.
             if entries >= max_entries:
                 answer.update(state="stopped", why=f"it reached {max_entries:,} entries")
-                pending = []
                 break
             if entries % CHECK_EVERY == 0 and time.monotonic() > deadline:
                 answer.update(state="stopped", why=f"it took longer than {seconds:g} s")
-                pending = []
                 break
-            try:
-                info = entry.stat(follow_symlinks=False)
-            except OSError:
-                continue
-            if info.st_dev != device:
-                continue  # a mount inside the directory is another filesystem
-            path = f"{relative}/{entry.name}" if relative else entry.name
+            path, info = entry.path, entry.info
             is_dir = stat.S_ISDIR(info.st_mode)
             entries += 1
-            size = info.st_blocks * 512
-            # A file of several names counts once, as du counts it; only those are
-            # remembered (a set of every inode would grow with the walk).
-            if not is_dir and info.st_nlink > 1:
-                if info.st_ino in seen:
-                    size = 0
-                seen.add(info.st_ino)
+            size = blocks_once(info, seen)
             used += size
             # Its share of the directory one level down that holds it ("." for a file
             # right in the user's directory), and of the one two levels down: a
@@ -139,20 +135,21 @@ def scan(target: dict, now: float, max_entries: int, seconds: float, top: int) -
                         size,
                         below=len(parts) > 2 or not is_dir,
                     )
-            if is_dir:
-                pending.append(path)
-            elif purge and stat.S_ISREG(info.st_mode):
-                if any(fnmatch.fnmatchcase(path, pattern) for pattern in exempt):
-                    continue
-                due_at = getattr(info, which) + limit
+            if purge and stat.S_ISREG(info.st_mode) and not exempt(path, purge):
+                when = due_at(info, purge)
                 for window in WINDOWS:
-                    if due_at <= now + window * DAY:
+                    if when <= now + window * DAY:
                         due[window].bytes += size
                         due[window].entries += 1
-                if due_at <= now + WINDOWS[-1] * DAY:
-                    due_files.append((due_at, path, size))
+                if when <= now + WINDOWS[-1] * DAY:
+                    due_files.append((when, path, size))
                     if len(due_files) > 8 * top:  # keep the oldest and the largest only
                         due_files = _kept(due_files, top)
+    except TopError as e:
+        state = "missing" if isinstance(e, TopMissing) else "unreadable"
+        return {**answer, "state": state, "why": str(e)}
+    finally:
+        found.close()
     answer.update(
         entries=entries,
         bytes=used,
@@ -169,6 +166,37 @@ def scan(target: dict, now: float, max_entries: int, seconds: float, top: int) -
             ],
         }
     return answer
+
+
+def purge(target: dict, seconds: float) -> dict:
+    """Removes what the target's policy takes now from the user's own directory: regular
+    files only, each by its name in the directory it was listed in (never a path a link
+    could redirect). Within `seconds`; what it could not remove stays."""
+    policy = target["purge"]
+    now, deadline = time.time(), time.monotonic() + seconds
+    looked = removed = freed = 0
+    seen: set[tuple[int, int]] = set()
+    found = walk(target["dir"], owner=os.getuid())
+    try:
+        for entry in found:
+            looked += 1
+            if looked % CHECK_EVERY == 0 and time.monotonic() > deadline:
+                break
+            if isinstance(entry, Unreadable) or not stat.S_ISREG(entry.info.st_mode):
+                continue
+            if due_at(entry.info, policy) > now or exempt(entry.path, policy):
+                continue
+            try:
+                os.unlink(entry.name, dir_fd=entry.parent)
+            except OSError:
+                continue  # gone already, or not the user's to remove
+            removed += 1
+            freed += blocks_once(entry.info, seen)
+    except TopError:
+        pass  # no directory of the user's own here: nothing to remove
+    finally:
+        found.close()
+    return {"files": removed, "bytes": freed}
 
 
 def _kept(due_files: list[tuple[float, str, int]], top: int) -> list[tuple[float, str, int]]:
@@ -200,6 +228,11 @@ def _directories(level1: dict[str, Tally], level2: dict[str, dict[str, Tally]], 
 
 def main(argv: list[str]) -> int:
     spec = json.loads(argv[0])
+    allow_deep_walks()
+    if spec.get("kind") == "purge":
+        removed = {t["key"]: purge(t, spec["seconds"]) for t in spec["targets"] if t["purge"]}
+        print(json.dumps({"removed": removed}))
+        return 0
     answers = [
         scan(target, spec["now"], spec["max_entries"], spec["seconds"], spec["top"])
         for target in spec["targets"]

@@ -3,9 +3,9 @@ on the targets it has a directory of its own on, whose answer comes back once.
 
 - `start(account, kind)`: one going per account and kind (a double click, or a second
   start within SCAN_AGAIN_MINUTES, is given the same scan); the job script
-  (templates/quotas/scan_job.sh) carries the scanner (scanner.py) or the purge's `find`
-  lines, and only values the portal made: validated directories, numbers, the site's
-  checked patterns.
+  (templates/quotas/scan_job.sh) carries the program (treewalk.py's walk, then
+  scanner.py: the scan, or the purge) and only values the portal made: validated
+  directories, numbers, the site's checked patterns, in one JSON argument.
 - `receive(scan, token, body, exit)`: the job's post, checked against the scan's secret,
   its size and a strict shape (Answer); a path that is not below the user's directory,
   a target not asked for, a negative count: the answer is refused, the scan fails.
@@ -32,8 +32,8 @@ from django.utils import timezone
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from exercises.catalogue import profiles
-from exercises.catalogue.models import PurgeBy, StorageTarget
-from exercises.quotas import notices, scanner
+from exercises.catalogue.models import StorageTarget
+from exercises.quotas import notices, scanner, treewalk
 from exercises.quotas.models import StorageScan
 from exercises.quotas.status import forget_alerts
 from jobs.results import ResultRefused, header_number, token_hash
@@ -42,7 +42,9 @@ from portal.models import ClusterAccount
 
 log = logging.getLogger(__name__)
 
-SCANNER_SOURCE = Path(scanner.__file__).read_text()
+# What a scan's or a purge's job runs: the walk, then the scanner, as one program (the
+# scanner imports the walk only where it is a module of the portal).
+PROGRAM = Path(treewalk.__file__).read_text() + "\n\n" + Path(scanner.__file__).read_text()
 # After its time in Slurm, the answer may take this long to arrive (the script's retries).
 ANSWER_GRACE = timedelta(seconds=60)
 ERROR_MAX_CHARS = 500
@@ -70,8 +72,9 @@ def result_url(scan: StorageScan) -> str:
     return settings.PORTAL_CALLBACK_URL.rstrip("/") + path
 
 
-def _spec(account: ClusterAccount, targets: list[StorageTarget]) -> dict:
+def _spec(account: ClusterAccount, targets: list[StorageTarget], kind: str) -> dict:
     return {
+        "kind": kind,
         "now": round(timezone.now().timestamp()),
         "max_entries": settings.SCAN_MAX_ENTRIES,
         "seconds": settings.SCAN_SECONDS,
@@ -99,22 +102,9 @@ def render_script(scan: StorageScan, targets: list[StorageTarget]) -> str:
         "user": account.username,
         "retry_seconds": settings.RESULT_RETRY_SECONDS,
         "result_url": shlex.quote(result_url(scan)),
+        "spec": shlex.quote(json.dumps(_spec(account, targets, scan.kind))),
+        "program": PROGRAM,
     }
-    if scan.kind == StorageScan.Kind.SCAN:
-        ctx["spec"] = shlex.quote(json.dumps(_spec(account, targets)))
-        ctx["scanner"] = SCANNER_SOURCE
-    else:
-        ctx["purges"] = [
-            {
-                "key": t.key,
-                "dir": shlex.quote(t.directory_for(account.username)),
-                # find's -amin +N: more than N whole minutes ago.
-                "minutes": t.purge_days * 24 * 60,
-                "time": "a" if t.purge_by == PurgeBy.ACCESS else "m",
-                "exempt": [shlex.quote(p) for p in t.purge_exempt],
-            }
-            for t in targets
-        ]
     return render_to_string("quotas/scan_job.sh", ctx)
 
 

@@ -19,31 +19,13 @@ unset STORAGELAB_RESULT_TOKEN
 result=$(mktemp) && said=$(mktemp) || exit 1
 trap 'exit 143' TERM INT
 
-{% if kind == "scan" %}python3 -I -S - {{ spec }} >"$result" 2>"$said" <<'STORAGELAB_SCANNER'
-{{ scanner }}
-STORAGELAB_SCANNER
+# The program (treewalk.py, then scanner.py) walks each directory by its descriptors:
+# no link followed, no other filesystem entered but the btrfs subvolumes of its own; a
+# purge removes only regular files, from a directory that is this user's own.
+python3 -I -S - {{ spec }} >"$result" 2>"$said" <<'STORAGELAB_PROGRAM'
+{{ program }}
+STORAGELAB_PROGRAM
 status=$?
-{% else %}# One target at a time: only a directory that is this user's own and no link; find
-# stays on its filesystem (-xdev), follows no link and removes regular files only.
-purge() {
-  local key=$1 dir=$2 minutes=$3 time=$4
-  shift 4
-  local n=0 b=0 skip=()
-  for pattern in "$@"; do skip+=(! -path "$dir/$pattern"); done
-  if [ -d "$dir" ] && [ ! -L "$dir" ] && [ -O "$dir" ]; then
-    read -r n b < <(find "$dir" -xdev -type f "-${time}min" "+$minutes" "${skip[@]}" \
-      -printf '%b\n' -delete 2>>"$said" | awk '{ n++; b += $1 * 512 } END { printf "%d %.0f\n", n, b }')
-  fi
-  printf '"%s": {"files": %d, "bytes": %s}' "$key" "$n" "$b"
-}
-{
-  printf '{"removed": {'
-{% for target in purges %}  {% if not forloop.first %}printf ', '
-  {% endif %}purge {{ target.key }} {{ target.dir }} {{ target.minutes }} {{ target.time }}{% for pattern in target.exempt %} {{ pattern }}{% endfor %}
-{% endfor %}  printf '}}\n'
-} >"$result"
-status=0
-{% endif %}
 # The answer, or (the program failed) the last of what it said, to the portal, tried
 # again for {{ retry_seconds }} s while the portal does not answer; a refusal is final.
 [ "$status" = 0 ] || tail -c 400 -- "$said" >"$result"

@@ -1,4 +1,4 @@
-"""The storage scanner as the scan's job runs it (`python3 -I -S -`, its source on stdin,
+"""The storage scanner as the scan's job runs it (`python3 -I -S -`, its program on stdin,
 the standard library only): what fills a directory, what a purge takes, bounded in
 entries and seconds, never following a link."""
 
@@ -9,7 +9,7 @@ import sys
 import time
 from pathlib import Path
 
-from exercises.quotas import scanner
+from exercises.quotas.scans import PROGRAM
 
 DAY = 86400
 
@@ -24,7 +24,7 @@ def scan(directory: Path, purge: dict | None = None, **bounds: float) -> dict:
     }
     done = subprocess.run(
         [sys.executable, "-I", "-S", "-", json.dumps(spec)],
-        input=Path(scanner.__file__).read_bytes(),
+        input=PROGRAM.encode(),
         capture_output=True,
         check=True,
         timeout=60,

@@ -1,7 +1,7 @@
 """The storage scan and the dev cluster's purge, for real: a job as the user through
 slurmrestd walks their directories on the dev cluster's nodes and posts its answer to
-the live portal; `storage_outlook --scan` prints what it found; the purge job (find, a
-second implementation of the same policy) removes exactly what the preview listed."""
+the live portal; `storage_outlook --scan` prints what it found; the purge job (the same
+walk and the same rule, in the same program) removes exactly what the preview listed."""
 
 import io
 import json

@@ -3,13 +3,14 @@ and what users and staff then read: My storage's purge preview and largest direc
 the banner, one e-mail per crossing, the staff outlook, the Open OnDemand export."""
 
 import json
+import shlex
 import subprocess
 from pathlib import Path
 
 import pytest
 from django.core import mail
 
-from exercises.quotas import notices, ondemand, scanner, scans
+from exercises.quotas import notices, ondemand, scanner, scans, treewalk
 from exercises.quotas.models import StorageNotice, StorageScan
 from tests.quotas import pending_scan, walk
 
@@ -206,7 +207,14 @@ def test_the_job_script_is_valid_bash_with_every_value_quoted(ada_account, dev_p
     checked = subprocess.run(["bash", "-n"], input=script, text=True, capture_output=True)
     assert checked.returncode == 0, checked.stderr
     assert "STORAGELAB_RESULT_TOKEN" in script and "scan-secret" not in script
-    if kind == "scan":  # the scanner whole, between its heredoc's lines
-        assert Path(scanner.__file__).read_text() in script
-    else:
-        assert "purge scratch /srv/storagelab/scratch/sl-ada 20160 a" in script
+    # The walk and the scanner whole, between the heredoc's lines, for a scan and a purge.
+    assert f"<<'STORAGELAB_PROGRAM'\n{scans.PROGRAM}\nSTORAGELAB_PROGRAM\n" in script
+    assert Path(treewalk.__file__).read_text() in script
+    assert Path(scanner.__file__).read_text() in script
+    if kind == "purge":  # its targets and their policy in the program's one argument
+        command = script.split("python3 -I -S - ", 1)[1].split("\n", 1)[0]
+        spec = json.loads(shlex.split(command)[0])
+        assert spec["kind"] == "purge"
+        (target,) = spec["targets"]
+        assert target["dir"] == "/srv/storagelab/scratch/sl-ada"
+        assert target["purge"] == {"days": 14, "by": "access", "exempt": []}
