@@ -17,10 +17,17 @@ CAP_SETGID, as file capabilities), which stays its parent and takes it down with
 - RLIMIT_AS, RLIMIT_CPU, RLIMIT_NPROC, RLIMIT_NOFILE bound it, RLIMIT_FSIZE is 0 (it
   writes no file) and RLIMIT_CORE 0 (no core dump of what it read);
 - its working directory is "/";
+- it may open no file by its path (Landlock: a ruleset that handles every right the
+  kernel knows and grants none): not /etc/passwd, not the portal's logs under
+  /var/log/storagelab, which everyone may read, not a directory to list. What it was
+  handed stays open to it: its descriptors, and the log's memory file reopened by
+  /proc/self/fd/N (a memory file is on no mount a path reaches, which Landlock lets
+  through). On a kernel without Landlock (before Linux 5.13, or not among its LSMs)
+  confine refuses, and no log is read;
 - a seccomp filter allows only the system calls a reader makes (reading, memory, time,
   signals to itself, ending); every other one (a socket, a program, a new process or
-  thread, tracing, another process's memory, io_uring, ...) fails with EACCES, and a
-  system call of another ABI kills the process.
+  thread, tracing, another process's memory, io_uring, listing a directory, ...) fails
+  with EACCES, and a system call of another ABI kills the process.
 """
 
 import ctypes
@@ -49,13 +56,18 @@ NR_OFFSET, ARCH_OFFSET, ARGS_OFFSET = 0, 4, 16
 X32_SYSCALL_BIT = 0x40000000
 TCGETS = 0x5401  # isatty()
 
+# landlock(7): the same numbers on x86_64 and aarch64 (the generic table).
+LANDLOCK_CREATE_RULESET, LANDLOCK_RESTRICT_SELF = 444, 446
+LANDLOCK_CREATE_RULESET_VERSION = 1
+
 # What a reader does once confined (strace of every log in tests/jobio/logs/, and of
 # one that aborts or runs out of memory): read its files, map memory, tell the time,
 # handle and raise its own signals, end. Calls only one ABI has are in its own table.
+# Not getdents64: it imports nothing once confined, so it lists no directory.
 ALLOWED = (
     "read", "write", "readv", "writev", "pread64", "lseek", "close", "openat", "fstat",
-    "newfstatat", "statx", "fcntl", "readlinkat", "faccessat", "faccessat2", "getdents64",
-    "getcwd", "dup", "dup3", "fadvise64",
+    "newfstatat", "statx", "fcntl", "readlinkat", "faccessat", "faccessat2", "getcwd",
+    "dup", "dup3", "fadvise64",
     "mmap", "munmap", "mremap", "mprotect", "brk", "madvise", "membarrier",
     "rt_sigaction", "rt_sigprocmask", "rt_sigreturn", "sigaltstack",
     "futex", "set_robust_list", "rseq", "sched_yield", "sched_getaffinity",
@@ -150,6 +162,7 @@ def confine(uid: int, gid: int, *, memory_bytes: int, cpu_seconds: int) -> None:
     os.chdir("/")
     _prctl(PR_SET_DUMPABLE, 0, "PR_SET_DUMPABLE")
     _prctl(PR_SET_NO_NEW_PRIVS, 1, "PR_SET_NO_NEW_PRIVS")
+    _open_no_path()
     _filter_system_calls(os.getpid())
 
 
@@ -157,6 +170,44 @@ def _prctl(option: int, value: int, name: str) -> None:
     libc = ctypes.CDLL(None, use_errno=True)
     if libc.prctl(option, value, 0, 0, 0) != 0:
         raise ConfineError(f"prctl({name}): {os.strerror(ctypes.get_errno())}")
+
+
+def landlock_rights(abi: int) -> tuple[int, int, int]:
+    """Every right Landlock ABI `abi` knows (files, TCP, scopes), each a bit mask: the
+    kernel refuses a bit it does not know. Files: 13 rights in ABI 1 (execute, read,
+    write, list, make and remove each kind), REFER in 2, TRUNCATE in 3, IOCTL_DEV in 5;
+    TCP bind and connect in 4; abstract Unix sockets and signals scoped in 6."""
+    files = (1 << {1: 13, 2: 14, 3: 15, 4: 15}.get(abi, 16)) - 1
+    network = 0b11 if abi >= 4 else 0
+    scoped = 0b11 if abi >= 6 else 0
+    return files, network, scoped
+
+
+def _open_no_path() -> None:
+    """Restricts this process to a Landlock domain that grants no right on any file:
+    it opens nothing by a path from now on. Needs PR_SET_NO_NEW_PRIVS first."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    abi = libc.syscall(
+        LANDLOCK_CREATE_RULESET, None, ctypes.c_size_t(0), LANDLOCK_CREATE_RULESET_VERSION
+    )
+    if abi < 1:
+        raise ConfineError(
+            f"the kernel has no Landlock ({os.strerror(ctypes.get_errno())}), which keeps a "
+            "reader from opening any other file: Linux 5.13 or later, with landlock among "
+            "its security modules (CONFIG_LSM, or lsm= at boot)"
+        )
+    files, network, scoped = landlock_rights(abi)
+    # struct landlock_ruleset_attr grew a field in ABI 4 and in 6: the size says which.
+    attr = struct.pack("=QQQ", files, network, scoped)[: 24 if abi >= 6 else 16 if abi >= 4 else 8]
+    buffer = ctypes.create_string_buffer(attr, len(attr))
+    ruleset = libc.syscall(LANDLOCK_CREATE_RULESET, buffer, ctypes.c_size_t(len(attr)), 0)
+    if ruleset < 0:
+        raise ConfineError(f"landlock_create_ruleset: {os.strerror(ctypes.get_errno())}")
+    try:
+        if libc.syscall(LANDLOCK_RESTRICT_SELF, ruleset, 0) != 0:
+            raise ConfineError(f"landlock_restrict_self: {os.strerror(ctypes.get_errno())}")
+    finally:
+        os.close(ruleset)
 
 
 def _arg(n: int, high: bool = False) -> int:

@@ -7,9 +7,12 @@ import errno
 import json
 import os
 import pwd
+import shutil
 import signal
+import tempfile
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -44,6 +47,11 @@ attempts = {
     # The warm reader it was forked from (its parent): its memory and its socket.
     "reader_memory": lambda: open(f"/proc/{os.getppid()}/mem", "rb").read(1),
     "reader_socket": lambda: os.readlink(f"/proc/{os.getppid()}/fd/0"),
+    # Files everyone may read: the accounts, the portal's logs (each user's requests).
+    "etc_passwd": lambda: open("/etc/passwd").read(),
+    "world_readable": lambda: open(READABLE).read(),
+    "list_root": lambda: os.listdir("/"),
+    "list_tmp": lambda: os.listdir("/tmp"),
 }
 for name, attempt in attempts.items():
     try:
@@ -54,17 +62,32 @@ print(json.dumps(tried))
 """
 
 
-def probe(data: bytes = b"a log") -> dict:
+def probe(readable: Path, data: bytes = b"a log") -> dict:
     key = os.environ.get("SLURM_JWT_KEY_FILE", "/etc/slurm/jwt_hs256.key")
-    code, stdout, stderr = run_confined(f"KEY = {key!r}\n" + PROBE, data, **LIMITS)
+    known = f"KEY = {key!r}\nREADABLE = {str(readable)!r}\n"
+    code, stdout, stderr = run_confined(known + PROBE, data, **LIMITS)
     assert code == 0, stderr.decode()[-2000:]
     return json.loads(stdout)
 
 
-def test_the_reader_cannot_read_the_jwt_key_nor_open_a_socket(settings) -> None:
+@pytest.fixture
+def world_readable() -> Iterator[Path]:
+    """A file any user may read, as /var/log/storagelab/*.log (0644 in a 0755 directory)."""
+    folder = Path(tempfile.mkdtemp(prefix="storagelab-readable-"))
+    try:
+        folder.chmod(0o755)
+        path = folder / "requests.log"
+        path.write_text("GET /check-my-job/ ada\n")
+        path.chmod(0o644)
+        yield path
+    finally:
+        shutil.rmtree(folder)
+
+
+def test_the_reader_cannot_read_the_jwt_key_nor_open_a_socket(settings, world_readable) -> None:
     assert os.path.exists(settings.SLURM_JWT_KEY_FILE)  # the worker's to read
 
-    tried = probe()
+    tried = probe(world_readable)
 
     sandbox = pwd.getpwnam(settings.DARSHAN_SANDBOX_USER)
     assert tried["uid"] == sandbox.pw_uid != os.getuid()
@@ -74,6 +97,18 @@ def test_the_reader_cannot_read_the_jwt_key_nor_open_a_socket(settings) -> None:
         assert tried[name][0] == "refused", (name, tried[name])
     assert tried["become_root"][0] == "refused"
     assert tried["log_on_stdin"] == ["done", "'a log'"]  # and nothing else
+
+
+def test_the_reader_opens_nothing_but_the_log_it_was_handed(world_readable) -> None:
+    """Files every user may read, the sandbox user too, are no reader's to open: a
+    reader a crafted log took over would send them back in its answer."""
+    assert pwd.getpwnam("root")  # /etc/passwd is there, for anyone
+
+    tried = probe(world_readable)
+
+    for name in ("etc_passwd", "world_readable", "list_root", "list_tmp"):
+        assert tried[name] == ["refused", errno.EACCES], (name, tried[name])
+    assert tried["log_on_stdin"] == ["done", "'a log'"]
 
 
 def test_a_log_is_still_read_in_the_sandbox() -> None:
@@ -280,6 +315,7 @@ print(json.dumps({
     "keyctl": call(250, 0, 0, 0, 0, 0),
     "mount": call(165, 0, 0, 0, 0, 0),
     "clone3": call(435, 0, 0),
+    "getdents64_stdin": call(217, 0, 0, 0),
     "tcsets_ioctl": call(16, 1, 0x5402, 0),
     "isatty": call(16, 1, 0x5401, 0),
 }))
