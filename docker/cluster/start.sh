@@ -67,9 +67,15 @@ stamp=$("$DOCKER" image inspect -f '{{index .Config.Labels "storagelab.stamp"}}'
 
 # --- keys and configuration -----------------------------------------------------
 # The containers' own munge and slurm users own the keys (no user namespace: the
-# numbers are the same on both sides of the mount).
-ids=$("$DOCKER" run --rm --entrypoint sh "$IMAGE" -c 'echo $(id -u munge) $(id -g munge) $(id -u slurm) $(id -g slurm)')
-read -r munge_uid munge_gid slurm_uid slurm_gid <<<"$ids"
+# numbers are the same on both sides of the mount). Their UIDs, and slurmrestd's, are
+# the image's own (docker/cluster/Dockerfile): a host account with one of them would
+# own the key on the host, or see the daemon's processes as its own.
+ids=$("$DOCKER" run --rm --entrypoint sh "$IMAGE" -c 'echo $(id -u munge) $(id -g munge) $(id -u slurm) $(id -g slurm) $(id -u slurmrestd)')
+read -r munge_uid munge_gid slurm_uid slurm_gid rest_uid <<<"$ids"
+for uid in "$munge_uid" "$slurm_uid" "$rest_uid"; do
+  ! account=$(getent passwd "$uid") ||
+    die "UID $uid, which a daemon of the cluster runs as, is this host's ${account%%:*}: give the daemons other UIDs in docker/cluster/Dockerfile"
+done
 mkdir -p "$CONF/etc"
 # Root's; the portal's group may go through it to the JWT key (etc/), and no further.
 chmod 0710 "$CONF"
