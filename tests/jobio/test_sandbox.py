@@ -19,7 +19,7 @@ import pytest
 
 from exercises.advisor.job_io import JobIO
 from jobio import sandbox
-from jobio.darshan import LogUnreadable
+from jobio.darshan import CUT_SHORT, LogUnreadable
 from jobio.sandbox import (
     ANSWER_MAX_BYTES,
     SandboxUnavailable,
@@ -27,7 +27,7 @@ from jobio.sandbox import (
     parse_bytes,
     run_confined,
 )
-from tests.jobio.logs import log
+from tests.jobio.logs import log, truncated
 
 LIMITS = {"seconds": 20, "memory_bytes": 768 * 2**20}
 
@@ -275,6 +275,50 @@ def test_a_reader_dies_with_the_program_that_started_it(settings) -> None:
     assert "stopped before it answered" in str(ended[0])
     # The next read starts a reader of its own.
     assert parse_bytes(log("random-4k").read_bytes(), max_bytes=2**26, **LIMITS).writes == 16384
+
+
+@pytest.mark.parametrize(("name", "keep"), [("random-4k", 0.9), ("example", 0.3)])
+def test_a_reader_killed_by_a_log_is_replaced_before_the_next(tmp_path, name, keep) -> None:
+    """Children forked from one warm reader share its address layout and stack canary:
+    after one crashed, the next log is read by a new one. A log read well keeps it."""
+    cut = truncated(tmp_path, name, keep).read_bytes()
+    # libdarshan-util aborts or faults on these (SIGABRT or SIGSEGV, as the layout falls).
+    assert run_confined(sandbox.CHILD, cut, **LIMITS)[0] < 0
+    _, before = warm_reader()
+
+    with pytest.raises(LogUnreadable) as refused:
+        parse_bytes(cut, max_bytes=2**26, **LIMITS)
+
+    assert str(refused.value) == CUT_SHORT  # no exit status: the portal's words
+    assert gone(before)
+    _, after = warm_reader()
+    assert after != before
+    parse_bytes(log("random-4k").read_bytes(), max_bytes=2**26, **LIMITS)
+    assert warm_reader()[1] == after
+
+
+def test_a_reader_killed_for_its_time_is_replaced_too() -> None:
+    _, before = warm_reader()
+    with pytest.raises(LogUnreadable, match="longer than 1 s"):
+        run_confined("confine(**LIMITS)\nwhile True: pass\n", b"", seconds=1,
+                     memory_bytes=LIMITS["memory_bytes"])  # fmt: skip
+    assert gone(before) and warm_reader()[1] != before
+
+
+def test_on_a_kernel_without_landlock_no_log_is_read() -> None:
+    """confine() refuses rather than read with every file the sandbox user may read
+    open to the reader; the administrators read why."""
+    program = sandbox.CHILD.replace(
+        "    confine(**LIMITS)",
+        "    import jobio.confine\n"
+        "    jobio.confine.LANDLOCK_CREATE_RULESET = 1000  # no such call: as such a kernel\n"
+        "    confine(**LIMITS)",
+    )
+    code, stdout, stderr = run_confined(program, log("random-4k").read_bytes(), **LIMITS)
+
+    with pytest.raises(SandboxUnavailable, match="the kernel has no Landlock") as refused:
+        answer(code, stdout, stderr, LIMITS["memory_bytes"])
+    assert "not set up to read Darshan logs safely" in str(refused.value)
 
 
 # What one read leaves for the next: nothing (each is a fork of the warm reader, which

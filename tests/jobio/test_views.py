@@ -102,6 +102,7 @@ def test_a_bad_log_gets_its_reason_and_nothing_is_stored(
     page = client.get(url)
     assert page.status_code == 200 and says in page.content.decode()
     assert "Nothing of this log was kept" in page.content.decode()
+    assert "status -" not in page.content.decode()  # the truncated one kills the reader
     client.force_login(make_user())
     assert client.get(url).status_code == 404  # nor is the reason anyone else's
 
