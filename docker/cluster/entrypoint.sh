@@ -7,7 +7,9 @@
 #               and its striped layout ($GLUSTER_WIDE_VOLUME) at /gluster-wide
 #   files       glusterd: a file server of that volume (start.sh makes the volume)
 # The configuration and keys are mounted by docker/cluster/start.sh: /etc/slurm and
-# /etc/munge/munge.key (read-only).
+# /etc/munge/munge.key (read-only). start.sh runs every container with Docker's init
+# (tini) as PID 1, which reaps what ends orphaned (each job's slurmstepd), and passes
+# `docker stop`'s TERM on to this script, or to the daemon it became.
 set -euo pipefail
 role=${1:?controller, node or files}
 # A file server runs no Slurm, only glusterd.
@@ -36,9 +38,9 @@ controller)
       sleep 0.5
     done
   ) &
-  # `docker stop` and `docker restart` TERM this shell, which as PID 1 would ignore it
-  # and be killed 10 s later with slurmctld: slurmctld gets the TERM, saves its state
-  # and ends, and the container with it.
+  # `docker stop` and `docker restart` TERM this shell (the init passes it on); were it
+  # to end at once, the container would end with it and slurmctld be killed unsaved.
+  # So slurmctld gets the TERM, saves its state and ends, and the container with it.
   trap 'kill -TERM "$ctld" 2>/dev/null' TERM INT
   while kill -0 "$ctld" 2>/dev/null; do wait "$ctld" || true; done
   ;;

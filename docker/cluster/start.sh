@@ -14,7 +14,8 @@
 # registry: the base image by debootstrap (docker/base-image.sh), the cluster's image
 # from docker/cluster/Dockerfile, rebuilt when its files change (docker/cluster/image.sh).
 # One munge key and one JWT key (in $STATE_DIR/cluster) shared by every container; the nodes mount the dev
-# site's disk targets and its darshan-runtime. Started afresh each time
+# site's disk targets and its darshan-runtime. Every container's PID 1 is Docker's init,
+# and the daemons run under UIDs no account of this host has (docker/cluster/Dockerfile). Started afresh each time
 # (the containers are removed and run again; the images and keys stay); stop.sh stops
 # it. Accounts: docker/cluster/account.sh. About 5 s once the image exists.
 set -euo pipefail
@@ -115,10 +116,16 @@ shape_links() {
 }
 
 # --- the containers -------------------------------------------------------------
+# Every container's PID 1 is Docker's init (tini), which reaps what ends orphaned
+# there: slurmd leaves each job's slurmstepd to PID 1, and slurmd as PID 1 reaps none
+# (287 zombies stood on a node after 20 minutes of a demo; 50 after 50 jobs,
+# tests/jobs/test_cluster_init_live.py).
+init=(--init)
 # One that runs this release, image and configuration already is kept: a second
-# `make demo` must not end the first one's jobs, nor wait for a new cluster.
+# `make demo` must not end the first one's jobs, nor wait for a new cluster. How the
+# containers run is part of the configuration: one started without the init is replaced.
 config=$( (cat "$CONF/etc/slurm.conf" "$CONF/etc/"*.sh "${STORAGELAB_IMAGE_DIR:-$STATE_DIR/storage}/caps" 2>/dev/null
-  echo "$LINK $WIDE_VOLUME") | sha256sum | cut -c1-16)
+  echo "$LINK $WIDE_VOLUME ${init[*]}") | sha256sum | cut -c1-16)
 running_config=$("$DOCKER" inspect -f '{{index .Config.Labels "storagelab.config"}}' "$CTL" 2>/dev/null || true)
 # A node "planned" is held for a job that waits for more nodes than are free (8a and 8b
 # run on both): the cluster works, it is busy.
@@ -136,7 +143,7 @@ if [ "$running_config" = "$RELEASE-$stamp-$config" ] &&
 fi
 "$DOCKER" network inspect "$NETWORK" >/dev/null 2>&1 || "$DOCKER" network create "$NETWORK" >/dev/null
 "$DOCKER" rm -f "$CTL" "${NODES[@]/#/$PREFIX}" "${FILES[@]/#/$PREFIX}" >/dev/null 2>&1 || true
-common=(--detach --network "$NETWORK" --label "$LABEL"
+common=(--detach "${init[@]}" --network "$NETWORK" --label "$LABEL"
   --label storagelab.config="$RELEASE-$stamp-$config"
   -v "$CONF/etc:/etc/slurm:ro" -v "$CONF/munge.key:/etc/munge/munge.key:ro")
 # A site's controller, compute nodes and file servers are other machines than its
@@ -172,7 +179,7 @@ weight=(--cpu-shares "${CLUSTER_CPU_SHARES:-128}")
 # servers never share; what the lessons show is the network and the servers between
 # a job and its files.
 for server in "${FILES[@]}"; do
-  "$DOCKER" run --detach --network "$NETWORK" --label "$LABEL" "${nodes_parent[@]}" "${weight[@]}" --cap-add SYS_ADMIN \
+  "$DOCKER" run --detach "${init[@]}" --network "$NETWORK" --label "$LABEL" "${nodes_parent[@]}" "${weight[@]}" --cap-add SYS_ADMIN \
     --tmpfs /bricks:size=2g --name "$PREFIX$server" --hostname "$server" --network-alias "$server" "$IMAGE" files >/dev/null
 done
 glusterd_answers() { "$DOCKER" exec "$1" gluster pool list >/dev/null 2>&1; }
