@@ -19,6 +19,7 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.cache import cache
+from django.core.files import File
 from django.db import transaction
 from django.db.models import Count, Q, QuerySet, Sum
 from django.db.models.functions import Length
@@ -61,10 +62,14 @@ def task_seconds() -> int:
 # --- starting a check -----------------------------------------------------------
 
 
-def from_upload(user: AbstractBaseUser, data: bytes, name: str) -> JobCheck:
-    if len(data) > settings.DARSHAN_MAX_BYTES:
-        raise CheckRefused(too_big(len(data), settings.DARSHAN_MAX_BYTES))
-    return _start(user, source=CheckSource.UPLOAD, label=f"Upload: {_printable(name)}", log=data)
+def from_upload(user: AbstractBaseUser, upload: File) -> JobCheck:
+    """A check of an uploaded log. Django has it on disk by now (an upload larger than
+    FILE_UPLOAD_MAX_MEMORY_SIZE, 2.5 MiB, is written to a temporary file as it comes):
+    its size is held against the user's limits before a byte of it is read."""
+    if upload.size > settings.DARSHAN_MAX_BYTES:
+        raise CheckRefused(too_big(upload.size, settings.DARSHAN_MAX_BYTES))
+    label = f"Upload: {_printable(upload.name)}"
+    return _start(user, source=CheckSource.UPLOAD, label=label, upload=upload)
 
 
 def from_log_dir(user: AbstractBaseUser, job_id: int) -> JobCheck:
@@ -105,9 +110,10 @@ def _printable(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9._+-]", "_", base)[:80] or "log"
 
 
-def _start(user: AbstractBaseUser, **fields: object) -> JobCheck:
-    """Saves the check within the user's limits (CheckRefused beyond them). The caller
-    has it read once committed (jobio/tasks.py: read_once_committed)."""
+def _start(user: AbstractBaseUser, upload: File | None = None, **fields: object) -> JobCheck:
+    """Saves the check within the user's limits (CheckRefused beyond them), with the
+    `upload` read only once they passed. The caller has it read once committed
+    (jobio/tasks.py: read_once_committed)."""
     with transaction.atomic():
         hold(user.pk)
         line = held(user.pk, timezone.now())
@@ -117,7 +123,7 @@ def _start(user: AbstractBaseUser, **fields: object) -> JobCheck:
                 "runs' own), as many as one person may have at once: start the next check "
                 "once they are done."
             )
-        size = len(fields.get("log") or b"")
+        size = upload.size if upload is not None else 0
         if line.bytes + size > settings.DARSHAN_USER_MAX_BYTES:
             raise CheckRefused(
                 "Your logs waiting to be read (your checks', and your lab runs' own) would be "
@@ -129,7 +135,18 @@ def _start(user: AbstractBaseUser, **fields: object) -> JobCheck:
                 f"You started {settings.DARSHAN_CHECKS_PER_HOUR} checks in this hour, as many "
                 "as one person may: start the next one in the next hour."
             )
+        if upload is not None:
+            fields["log"] = _whole(upload)
         return JobCheck.objects.create(user=user, **fields)
+
+
+def _whole(upload: File) -> bytes:
+    """The upload's bytes, never more than a log may have (its size was checked)."""
+    upload.seek(0)
+    data = upload.read(settings.DARSHAN_MAX_BYTES + 1)
+    if len(data) > settings.DARSHAN_MAX_BYTES:
+        raise CheckRefused(too_big(upload.size, settings.DARSHAN_MAX_BYTES))
+    return data
 
 
 # --- what one user has in line ----------------------------------------------------

@@ -65,7 +65,8 @@ def check_upload(request: HttpRequest) -> HttpResponse:
         error = checks.too_big(upload.size, settings.DARSHAN_MAX_BYTES)
         return _page(request, UploadForm(), JobIdForm(), error, status=413)
     try:
-        check = checks.from_upload(request.user, upload.read(), upload.name)
+        # On disk, unread: the user's limits first (jobio/checks.py).
+        check = checks.from_upload(request.user, upload)
     except checks.CheckRefused as refused:
         return _page(request, UploadForm(), JobIdForm(), str(refused), status=400)
     read_once_committed(check)

@@ -12,6 +12,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
+from django.core.files.base import ContentFile
 from django.db import transaction
 from django.test import Client
 from django.utils import timezone
@@ -213,7 +214,8 @@ def test_logs_beyond_the_bytes_their_owner_has_waiting_are_refused_and_the_page_
 ) -> None:
     body, sizes = one_log()
     settings.DARSHAN_USER_MAX_BYTES = len(body) + 100
-    checks.from_upload(trainee, b"x" * 200, "job.darshan")  # an upload not read yet
+    # An upload not read yet.
+    checks.from_upload(trainee, ContentFile(b"x" * 200, name="job.darshan"))
     run = make_completed_run()
 
     text = assert_one_line(send(client, run, body, **{"X-Darshan-Sizes": sizes}), 403)
@@ -249,7 +251,7 @@ def test_runs_logs_beyond_the_hourly_count_are_refused_and_the_page_says_why(
     # Their checks have their own count: the hour's one check still starts (once the
     # runs' logs in line are read).
     RunLog.objects.filter(run__user=trainee).update(io={"read": True})
-    checks.from_upload(trainee, b"x", "job.darshan")
+    checks.from_upload(trainee, ContentFile(b"x", name="job.darshan"))
     assert JobCheck.objects.filter(user=trainee).count() == 1
 
 
@@ -282,7 +284,7 @@ def test_a_users_runs_logs_in_line_count_among_their_checks_going(
         send(client, run)
 
     with pytest.raises(checks.CheckRefused, match="2 of your Darshan logs are being read"):
-        checks.from_upload(trainee, b"x" * 100, "job.darshan")
+        checks.from_upload(trainee, ContentFile(b"x" * 100, name="job.darshan"))
 
 
 def test_a_lost_read_frees_its_place_and_the_sweep_hands_on_the_next(
