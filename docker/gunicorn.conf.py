@@ -2,7 +2,9 @@
 environment like the portal's own.
 
 GUNICORN_BIND      where to listen (default 0.0.0.0:8000, inside the container); several
-                   addresses separated by commas
+                   addresses separated by commas. Beyond this machine with a proxy count
+                   (TRUSTED_PROXY_COUNT) and no TRUSTED_PROXIES named, gunicorn refuses to
+                   start (on_starting, below)
 GUNICORN_WORKERS   sync workers (default 2 x cores + 1: a login holds its worker for
                    a password hash, and a class logging in at once must not leave the
                    other pages waiting; bench/ measured it)
@@ -36,3 +38,21 @@ errorlog = "-"
 # callback's carries the login's code and state, and logs are kept and copied; nor the
 # Referer (%(f)s), which may carry another page's.
 access_log_format = '%({x-forwarded-for}i)s %(h)s "%(m)s %(U)s %(H)s" %(s)s %(b)s %(M)sms "%(a)s"'
+
+
+def on_starting(server) -> None:
+    """Refuses to start where the login throttle would believe the wrong proxies
+    (portal/proxies.py: listening_refusal), with the addresses gunicorn is about to
+    listen on, --bind included: gunicorn runs no Django system check of its own. It says
+    why on stderr and ends with status 1 (gunicorn's way with a RuntimeError)."""
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "portal.settings")
+    from django.core.exceptions import ImproperlyConfigured
+
+    from portal.proxies import listening_refusal
+
+    try:
+        why = listening_refusal(server.cfg.bind)
+    except ImproperlyConfigured as e:  # the settings themselves: said as plainly
+        raise RuntimeError(str(e)) from None
+    if why:
+        raise RuntimeError(why)

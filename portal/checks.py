@@ -3,6 +3,8 @@
 from django.conf import settings
 from django.core.checks import Error, register
 
+from portal.proxies import listening_refusal
+
 
 @register(deploy=True)
 def callback_survives_the_https_redirect(app_configs, **kwargs) -> list[Error]:
@@ -15,6 +17,22 @@ def callback_survives_the_https_redirect(app_configs, **kwargs) -> list[Error]:
                 "redirects plain http to https: the jobs' results would be lost.",
                 hint="Give the https address compute nodes reach the portal by.",
                 id="storagelab.E001",
+            )
+        ]
+    return []
+
+
+@register(deploy=True)
+def proxies_named_where_the_portal_listens(app_configs, **kwargs) -> list[Error]:
+    # gunicorn refuses to start on the same rule, with the addresses it listens on
+    # (docker/gunicorn.conf.py); here it is said before anything starts.
+    why = listening_refusal(settings.WEB_BIND)
+    if why:
+        return [
+            Error(
+                why,
+                hint="GUNICORN_BIND says where the web server listens (the image: 0.0.0.0:8000).",
+                id="storagelab.E002",
             )
         ]
     return []

@@ -10,7 +10,18 @@
   on a Unix socket is on this machine, and trusted). With no proxy (0), the header
   is the client's own and is ignored. An IPv6 client is counted by its /64, the block
   one machine or one site's network gets (and a machine's privacy addresses rotate
-  within), so that it cannot rotate addresses either.
+  within), so that it cannot rotate addresses either. TRUSTED_PROXIES is this machine
+  alone unless the site names its proxies: a private network may be the cluster's, where
+  any job could write any X-Forwarded-For. So a "usual address" (portal/lockouts.py,
+  axes' access log) is always one a proxy of the site saw, or the peer itself, never
+  what a client wrote.
+- `listening_refusal`: why the web server must not start (gunicorn's on_starting hook,
+  docker/gunicorn.conf.py, with the addresses it is about to listen on; and `check
+  --deploy`, portal/checks.py, with GUNICORN_BIND): with a proxy count above 0 and no
+  TRUSTED_PROXIES named, a proxy elsewhere would not be trusted, every client behind it
+  would be counted as its one address, and so the pair's pause and every user's usual
+  address would be shared by everyone. Listening on loopback (or a Unix socket) only,
+  the proxy can only be this machine's, which the default trusts.
 - `from_remote_user_proxy`: whether a request's REMOTE_USER header may be believed:
   the WSGI variable REMOTE_USER is set by the server itself (Apache's mod_wsgi); a
   header (X-Remote-User) only from REMOTE_USER_PROXIES' addresses and with the
@@ -20,6 +31,7 @@
 
 import hmac
 import ipaddress
+from collections.abc import Iterable
 
 from django.conf import settings
 from django.http import HttpRequest
@@ -41,6 +53,45 @@ def client_address(request: HttpRequest) -> str:
             break  # a proxy appends an address: this is not one
         address = named
     return _counted(address) if address else peer
+
+
+def listening_refusal(binds: Iterable[str]) -> str | None:
+    """Why the portal may not serve on `binds` (gunicorn's: HOST:PORT, [IPv6]:PORT,
+    unix:PATH, fd://N) with the site's proxy settings; None when it may."""
+    if settings.TRUSTED_PROXY_COUNT <= 0 or settings.TRUSTED_PROXIES_NAMED:
+        return None
+    beyond = [bind for bind in binds if not _on_this_machine(bind)]
+    if not beyond:
+        return None
+    return (
+        f"TRUSTED_PROXY_COUNT is {settings.TRUSTED_PROXY_COUNT} and the web server would "
+        f"listen on {', '.join(beyond)}, beyond this machine, but TRUSTED_PROXIES names no "
+        "proxy: only one on this machine would be believed, and every client behind a "
+        "proxy elsewhere would be counted as the proxy's one address (one user's wrong "
+        "passwords would pause that user for everyone, and everyone would be at that "
+        "user's usual address). Name the addresses your proxies reach the portal from "
+        "(TRUSTED_PROXIES=10.0.0.5), or listen on 127.0.0.1 only, or set "
+        "TRUSTED_PROXY_COUNT=0 if no proxy is in front."
+    )
+
+
+def _on_this_machine(bind: str) -> bool:
+    """Whether only this machine can reach a gunicorn bind: a Unix socket or a loopback
+    address. A socket handed over (fd://) or a host name other than localhost may be
+    anything, and is not."""
+    if bind.startswith("unix:"):
+        return True
+    if bind.startswith("fd://"):
+        return False
+    host = bind
+    if bind.startswith("["):
+        host = bind[1:].partition("]")[0]
+    elif bind.count(":") == 1:
+        host = bind.partition(":")[0]
+    if host == "localhost":
+        return True
+    address = _address(host)
+    return address is not None and address.is_loopback
 
 
 def _trusted(address: ipaddress.IPv4Address | ipaddress.IPv6Address | None) -> bool:

@@ -231,12 +231,16 @@ if LOGIN_USER_FAILURE_LIMIT < 1 or LOGIN_USER_MAX_WAIT_SECONDS < 1:
 # Behind the site's proxies (this many, each appending to X-Forwarded-For), the
 # throttle counts the client's address, not the proxy's (portal/proxies.py), when the
 # request comes from one of TRUSTED_PROXIES: a client reaching the portal directly is
-# counted by its own address, whatever X-Forwarded-For it sends. By default the proxy
-# is on this machine or the site's private network (compose's network is one).
+# counted by its own address, whatever X-Forwarded-For it sends. By default only a
+# proxy on this machine: a private network may hold the cluster's nodes, whose jobs
+# would then name any address they liked. A site whose proxy is elsewhere names it;
+# the web server refuses to listen beyond this machine with a proxy count and none
+# named (portal/proxies.py: listening_refusal; WEB_BIND is gunicorn's GUNICORN_BIND,
+# with the image's default, for `check --deploy`).
 TRUSTED_PROXY_COUNT = envint("TRUSTED_PROXY_COUNT", "0")
-TRUSTED_PROXIES = envnetworks(
-    "TRUSTED_PROXIES", "127.0.0.0/8, ::1, 10.0.0.0/8, 172.16.0.0/12, 192.168.0.0/16, fc00::/7"
-)
+TRUSTED_PROXIES = envnetworks("TRUSTED_PROXIES", "127.0.0.0/8, ::1")
+TRUSTED_PROXIES_NAMED = bool(os.getenv("TRUSTED_PROXIES", "").strip())
+WEB_BIND = envlist("GUNICORN_BIND", "0.0.0.0:8000")
 AXES_CLIENT_IP_CALLABLE = "portal.proxies.client_address"
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"

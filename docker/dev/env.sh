@@ -67,6 +67,11 @@ export STORAGE_NOTICES=${STORAGE_NOTICES-true}
 export EMAIL_BACKEND=${EMAIL_BACKEND-django.core.mail.backends.console.EmailBackend}
 export PORTAL_URL=${PORTAL_URL-http://127.0.0.1:${WEB_PORT:-8000}}
 export DJANGO_SETTINGS_MODULE=portal.settings
+# No proxy stands in front of the dev web server: people reach it on loopback, and jobs
+# post from the cluster's network straight to it, where any of them could write any
+# X-Forwarded-For. So none is believed; gunicorn would refuse a proxy count while it
+# listens on the cluster's network with no TRUSTED_PROXIES named (docker/gunicorn.conf.py).
+export TRUSTED_PROXY_COUNT=${TRUSTED_PROXY_COUNT:-0}
 # portal_for_nodes: the portal's address as the cluster's nodes reach it, given to the
 # workers (the job scripts post their results there) and the web server (which must
 # answer to that name). The nodes reach this host on the cluster's network only, at

@@ -79,3 +79,19 @@ def test_a_plain_http_callback_behind_the_https_redirect_is_refused(tmp_path: Pa
 
     assert checked.returncode != 0
     assert "storagelab.E001" in checked.stderr and "results would be lost" in checked.stderr
+
+
+def test_a_proxy_count_with_no_proxy_named_is_refused_where_the_portal_listens_widely(
+    tmp_path: Path,
+) -> None:
+    """The image listens on 0.0.0.0: without TRUSTED_PROXIES only a proxy on this machine
+    would be believed, and every client behind the site's would share its address."""
+    env = site_env(tmp_path)
+    del env["TRUSTED_PROXIES"]
+
+    refused = deploy_check(env)
+    on_loopback = deploy_check({**env, "GUNICORN_BIND": "127.0.0.1:8000"})
+
+    assert refused.returncode != 0 and "storagelab.E002" in refused.stderr
+    assert "TRUSTED_PROXIES names no proxy" in refused.stderr
+    assert on_loopback.returncode == 0, on_loopback.stderr

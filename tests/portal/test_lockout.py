@@ -2,6 +2,7 @@
 as per user name and address (portal/lockouts.py), a client cannot name its own
 address, and the real user is kept out for a short while at most."""
 
+import ipaddress
 import math
 import threading
 import time
@@ -16,6 +17,14 @@ from tests.names import unique_name
 pytestmark = pytest.mark.django_db
 
 PROXY = "10.0.0.2"  # the site's TLS proxy, on its private network
+
+
+@pytest.fixture(autouse=True)
+def the_sites_proxies(settings) -> None:
+    """The site names where its proxies reach the portal from; unnamed, only this
+    machine's would be believed."""
+    settings.TRUSTED_PROXIES = [ipaddress.ip_network("10.0.0.0/29")]
+    settings.TRUSTED_PROXIES_NAMED = True
 
 
 def log_in(client: Client, username: str, password: str):

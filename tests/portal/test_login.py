@@ -1,6 +1,8 @@
 """Logging in on shared classroom PCs: failed attempts are throttled per user name
 and address, and a session lasts a working day."""
 
+import ipaddress
+
 import pytest
 from django.contrib.auth.hashers import make_password
 from django.test import Client
@@ -77,8 +79,15 @@ def from_(proxy: str, client_address: str) -> Client:
     return Client(REMOTE_ADDR=proxy, HTTP_X_FORWARDED_FOR=client_address)
 
 
+@pytest.fixture
+def proxy_named(settings) -> None:
+    """The site names its TLS proxy's address; unnamed, only this machine's is believed."""
+    settings.TRUSTED_PROXIES = [ipaddress.ip_network("10.0.0.2")]
+    settings.TRUSTED_PROXIES_NAMED = True
+
+
 def test_behind_the_sites_proxy_the_throttle_counts_the_clients_address(
-    make_user, settings
+    make_user, settings, proxy_named
 ) -> None:
     settings.TRUSTED_PROXY_COUNT = 1
     ada = make_user(password="Ada-pass-1")
@@ -93,7 +102,7 @@ def test_behind_the_sites_proxy_the_throttle_counts_the_clients_address(
 
 @pytest.mark.parametrize(("proxies", "real"), [(0, ""), (1, ", 198.51.100.9")])
 def test_a_client_cannot_spoof_its_address_past_the_proxies(
-    make_user, settings, proxies: int, real: str
+    make_user, settings, proxy_named, proxies: int, real: str
 ) -> None:
     """Without a proxy the header is the client's own; behind one, only the address the
     proxy appended counts, not what the client wrote before it."""
