@@ -5,7 +5,7 @@ never runs what a request says before it has forked: every log is still read by 
 process of its own, which confines itself (jobio/confine.py) before it opens the log,
 exactly as a fresh one did. No Django here.
 
-It is started by storagelab-sandbox as the sandbox user (jobio/sandbox.py: the worker's
+It is started by storagelab-sandbox as the sandbox user (jobio/warm_client.py: the worker's
 side), its stdin a Unix socket to the worker. A request is one message: JSON (the
 program, its limits, its time) and, passed with it, the log's memory file, the two
 pipes for the child's stdout and stderr and the memory files of a run's other logs.

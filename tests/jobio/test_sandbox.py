@@ -18,15 +18,10 @@ from pathlib import Path
 import pytest
 
 from exercises.advisor.job_io import JobIO
-from jobio import sandbox
+from jobio import sandbox, warm_client
 from jobio.darshan import CUT_SHORT, LogUnreadable
-from jobio.sandbox import (
-    ANSWER_MAX_BYTES,
-    SandboxUnavailable,
-    answer,
-    parse_bytes,
-    run_confined,
-)
+from jobio.sandbox import SandboxUnavailable, answer, parse_bytes, run_confined
+from jobio.warm_client import ANSWER_MAX_BYTES
 from tests.jobio.logs import log, truncated
 
 LIMITS = {"seconds": 20, "memory_bytes": 768 * 2**20}
@@ -189,7 +184,7 @@ def children_of(pid: int) -> list[int]:
 def warm_reader() -> tuple[int, int]:
     """This process's warm reader: its storagelab-sandbox's pid and the server's."""
     run_confined("confine(**LIMITS)\n", b"", **LIMITS)  # started if it was not
-    helper = sandbox._reader.process.pid
+    helper = warm_client._reader.process.pid
     (server,) = children_of(helper)
     return helper, server
 
