@@ -63,9 +63,10 @@ def task_seconds() -> int:
 
 
 def from_upload(user: AbstractBaseUser, upload: File) -> JobCheck:
-    """A check of an uploaded log. Django has it on disk by now (an upload larger than
-    FILE_UPLOAD_MAX_MEMORY_SIZE, 2.5 MiB, is written to a temporary file as it comes):
-    its size is held against the user's limits before a byte of it is read."""
+    """A check of an uploaded log. Django has it in a temporary file by now (an upload
+    larger than FILE_UPLOAD_MAX_MEMORY_SIZE, 2.5 MiB, is written to one as it comes, in
+    FILE_UPLOAD_TEMP_DIR, else /tmp): its size is held against the user's limits before
+    a byte of it is read into the portal's memory."""
     if upload.size > settings.DARSHAN_MAX_BYTES:
         raise CheckRefused(too_big(upload.size, settings.DARSHAN_MAX_BYTES))
     label = f"Upload: {_printable(upload.name)}"
