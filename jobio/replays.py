@@ -14,10 +14,11 @@ user's cluster account row (two clicks at once cannot both start):
    The same check's replay started within START_AGAIN_SECONDS is taken for a double
    click and given back (the page shows it) instead of refused;
 5. at most REPLAYS_PER_DAY started in the last 24 hours;
-6. the replay's files fit in what is left of the user's quota on each target;
-7. the runs fit in the user's free slots or wait for them, as a lab start's do, and go
-   to Slurm one after another (RUNS_IN_TURN): the targets of one replay do not measure
-   each other.
+6. then the rules every run of the portal passes (jobs/admission.py: admit): no run
+   makes more than REPLAY_MAX_FILES files at once; the replay's files fit in what is
+   left of the user's quota on each target; the runs fit in the user's free slots or
+   wait for them, as a lab start's do, and go to Slurm one after another
+   (RUNS_IN_TURN): the targets of one replay do not measure each other.
 
 Each target's run is sized for that target (jobio/sizing.py): it goes for the replay's
 seconds however fast the target is, and says how it was sized (Replay.sized).
@@ -34,14 +35,13 @@ from django.utils import timezone
 from exercises.advisor.job_io import JobIO
 from exercises.catalogue.models import StorageTarget
 from exercises.catalogue.profiles import active
-from exercises.quotas.checks import quota_problems
 from jobio.models import JobCheck, Replay
 from jobio.replay import NotReplayable, replay_of
 from jobio.sizing import sized_runs
-from jobs import slots
+from jobs.admission import Refused, admit
 from jobs.engines import Workload
-from jobs.models import UNFINISHED_STATUSES, BenchmarkRun, RunStatus
-from jobs.submission import enqueue_once_committed, new_run, queue_waiting
+from jobs.models import UNFINISHED_STATUSES, BenchmarkRun
+from jobs.submission import new_run
 from portal.models import ClusterAccount
 from portal.units import MiB
 
@@ -104,10 +104,6 @@ def start_replay(
                 f"You started {today} replays in the last 24 hours, the most this site "
                 "allows in a day: start this one tomorrow, or ask the HPC support team."
             )
-        # Each target's own run: mdtest's may make more files at once on a fast one.
-        problems = [quota_problems(account, [t], sized[t.key].workload)[0] for t in targets]
-        if any(problems):
-            raise ReplayRefused(" ".join(p for p in problems if p))
         replay = Replay.objects.create(
             user=user,
             check_of=check,
@@ -119,13 +115,12 @@ def start_replay(
             not_kept=list(planned.not_kept),
             sized={key: it.said for key, it in sized.items() if it.said},
         )
+        # Each target's own run: mdtest's may make more files at once on a fast one.
         runs = [_run(account, replay, sized[t.key].workload, t) for t in targets]
-        if slots.admit(user.pk, runs):  # those that fit are saved queued
-            BenchmarkRun.objects.bulk_create(runs)
-            enqueue_once_committed([run for run in runs if run.status == RunStatus.QUEUED])
-        else:  # older waiting runs go first; then these, as far as the slots go
-            BenchmarkRun.objects.bulk_create(runs)
-            queue_waiting(user.pk)
+        try:
+            admit(account, runs, max_files=settings.REPLAY_MAX_FILES, account_held=True)
+        except Refused as refused:  # the replay's row goes with the transaction
+            raise ReplayRefused(str(refused)) from None
     return replay, True
 
 

@@ -11,13 +11,14 @@ from django.core.cache import cache
 from django.utils import timezone
 
 from jobs import lost
+from jobs.admission import queue_waiting_everywhere
+from jobs.handover import resubmit_stale
 from jobs.models import IN_SLURM_STATUSES, UNFINISHED_STATUSES, BenchmarkRun, RunStatus
 from jobs.results import send_stranded
 from jobs.slurm import SlurmError, SlurmJob, get_client
 from jobs.slurm.hostlist import clipped
 from jobs.slurm.models import JobList, JobState
 from jobs.states import FROM_SLURM, transition
-from jobs.submission import queue_waiting_everywhere, resubmit_stale
 
 # Where the sync stands on Slurm's clock (see changes_since).
 SLURM_CLOCK_KEY = "jobs:sync:slurm-clock"

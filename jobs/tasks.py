@@ -2,9 +2,9 @@
 lives beside its work and keeps the name it had here ("jobs.tasks.<name>"), which
 the beat schedule and messages already queued use."""
 
+from jobs.handover import submit_run, submit_runs
 from jobs.results import ingest_result
 from jobs.retention import drop_raw_outputs
-from jobs.submission import submit_run, submit_runs
 from jobs.sync import sync_runs
 
 __all__ = ["drop_raw_outputs", "ingest_result", "submit_run", "submit_runs", "sync_runs"]

@@ -43,7 +43,7 @@ from exercises.catalogue.models import (
     StorageTarget,
 )
 from exercises.lab.start import exercise_run, start_exercise_run
-from exercises.quotas.checks import quota_problem
+from jobs.admission import NOT_RUN, Refused, refused_run
 from jobs.engines import get_engine
 from jobs.figures import shown
 from jobs.models import ACTIVE_STATUSES, BenchmarkRun, RunStatus
@@ -52,8 +52,6 @@ from jobs.submission import cancel_all
 from portal.models import ClusterAccount
 
 MAX_REPEAT = 20
-# How a run the quota left no room for begins its reason (and is told apart by).
-NOT_RUN = "Not run:"
 
 Pair = tuple[Exercise, StorageTarget]
 
@@ -231,13 +229,15 @@ def _start_next(
     free = settings.CALIBRATION_PARALLEL - going
     started_runs = []
     for exercise, target in next_pairs(pairs, started, calibration.repeat, free):
-        # The quota rule the lab applies to trainees' runs holds for a round's too.
-        if problem := quota_problem(account, target, exercise.workload):
-            started_runs.append(_not_run(account, exercise, target, calibration, problem))
-        else:
-            started_runs.append(
-                start_exercise_run(account, exercise, target, course=None, calibration=calibration)
+        try:
+            # The rules every run passes (jobs/admission.py), the quota included, but
+            # the user's slots: the round paces itself (CALIBRATION_PARALLEL).
+            run = start_exercise_run(
+                account, exercise, target, course=None, calibration=calibration, slots=False
             )
+        except Refused as refused:
+            run = _not_run(account, exercise, target, calibration, str(refused))
+        started_runs.append(run)
     return started_runs
 
 
@@ -248,13 +248,10 @@ def _not_run(
     calibration: Calibration,
     problem: str,
 ) -> BenchmarkRun:
-    """A run the quota leaves no room for, as the lab refuses it a trainee: saved
-    failed, never sent to Slurm, and counted in the round's summary."""
+    """A run the rules leave no room for (the quota), as the lab refuses it a trainee:
+    saved failed, never sent to Slurm, and counted in the round's summary."""
     run = exercise_run(account, exercise, target, course=None, calibration=calibration)
-    run.status = RunStatus.FAILED
-    run.status_reason = f"{NOT_RUN} {problem}"
-    run.save()
-    return run
+    return refused_run(run, problem)
 
 
 def advance(calibration_id: int) -> Calibration | None:

@@ -1,7 +1,7 @@
 """Starting runs of an exercise: the rules every caller goes through.
 
 `start_runs` saves `repeat` runs per chosen target, or none at all, and raises
-StartRefused with what to tell the user. The rules, in this order:
+StartRefused with what to tell the user. The lab's rules, in this order:
 
 1. every target is one of the exercise's site, and the repeat one of REPEATS;
 2. the user has a cluster account (jobs run as it);
@@ -10,15 +10,15 @@ StartRefused with what to tell the user. The rules, in this order:
    exercise on a target the user started it on within START_AGAIN_SECONDS starts
    nothing and asks (StartAgain): a browser's double click sends its second click
    after the first one's answer when the portal answers fast, with the new token;
-4. the run's files fit in what is left of the user's quota on each target
-   (the check itself: exercises/quotas/checks.py);
-5. each run counts for the first open course the user joined that teaches this
+4. each run counts for the first open course the user joined that teaches this
    exercise on that target; a course that asks for predictions first refuses the
    first run of an exercise the user has not predicted;
-6. the runs that fit in the user's free slots (MAX_ACTIVE_RUNS_PER_USER, and each
-   course's cap per trainee) start; the others wait for a free slot and start by
-   themselves, in order, as the user's runs end (jobs/slots.py); at most
-   MAX_WAITING_RUNS_PER_USER may wait.
+5. then the rules every run of the portal passes (jobs/admission.py: admit): the
+   run's files fit in what is left of the user's quota on each target (the check
+   itself: exercises/quotas/checks.py); the runs that fit in the user's free slots
+   (MAX_ACTIVE_RUNS_PER_USER, and each course's cap per trainee) start, the others
+   wait for a free slot and start by themselves, in order, as the user's runs end
+   (jobs/slots.py); at most MAX_WAITING_RUNS_PER_USER may wait.
 
 Runs are saved in the order target A, target B, ..., then the repeats, so that
 every target gets its first figure early. The rules are checked and the runs saved
@@ -37,10 +37,9 @@ from django.utils import timezone
 from exercises.catalogue.models import Exercise, StorageTarget
 from exercises.courses import access
 from exercises.predictions.rules import first_run_held
-from exercises.quotas.checks import quota_problems
-from jobs import slots
-from jobs.models import BenchmarkRun, RunStatus
-from jobs.submission import enqueue_once_committed, new_run, queue_waiting, start_run
+from jobs.admission import Refused, admit
+from jobs.models import BenchmarkRun
+from jobs.submission import new_run, start_run
 from portal.models import ClusterAccount
 
 # How many runs of each chosen target one click may ask for.
@@ -95,9 +94,6 @@ def start_runs(
             )
         if ask_if_repeated and account.just_started:
             _ask_again(user, exercise, targets)
-        problems = quota_problems(account, targets, exercise.workload)
-        if any(problems):
-            raise StartRefused(" ".join(p for p in problems if p))
         course_for = access.open_courses_for(user, exercise, targets)
         if first_run_held(user, exercise, course_for.values()):
             raise StartRefused(PREDICT_FIRST)
@@ -106,19 +102,15 @@ def start_runs(
             for _ in range(repeat)
             for target in targets
         ]
-        admitted = slots.admit(user.pk, runs)  # those that fit are saved queued
-        BenchmarkRun.objects.bulk_create(runs)
-        if admitted:
-            queued = {run.pk: run for run in runs if run.status == RunStatus.QUEUED}
-            enqueue_once_committed(list(queued.values()))
-        else:  # older waiting runs go first; then these, as far as the slots go
-            queued = {run.pk: run for run in queue_waiting(user.pk)}
-        _check_waiting_cap(user, runs, queued)
+        try:
+            # The queued ones as their enqueueing holds them (admitted or promoted):
+            # the page reads what it said (a broker outage) once this is committed.
+            started = admit(account, runs, account_held=True)
+        except Refused as refused:
+            raise StartRefused(str(refused)) from None
         if click:
             ClusterAccount.objects.filter(pk=account.pk).update(last_click=click)
-        # The queued ones as their enqueueing holds them (admitted or promoted): the
-        # page reads what it said (a broker outage) once this is committed.
-        return [queued.get(run.pk, run) for run in runs]
+        return started
 
 
 def start_exercise_run(
@@ -177,26 +169,3 @@ PREDICT_FIRST = (
     'Your course asks you to predict first: rank the targets under "Your prediction" '
     "on this page (which will be fastest?), then start the runs."
 )
-
-
-def _check_waiting_cap(
-    user: AbstractBaseUser, runs: list[BenchmarkRun], queued: dict[int, BenchmarkRun]
-) -> None:
-    """Raised inside the transaction: nothing of the click is saved. `runs` are the
-    click's, `queued` what the promotion queued (older waiting runs first). A click
-    whose runs were all queued leaves no more runs waiting than before: no query."""
-    if all(run.pk in queued for run in runs):
-        return
-    limit = settings.MAX_WAITING_RUNS_PER_USER
-    waiting = BenchmarkRun.objects.filter(user=user, status=RunStatus.WAITING).count()
-    if waiting > limit:
-        asked = len(runs)
-        still_waiting = sum(1 for run in runs if run.pk not in queued)
-        older_queued = len(queued.keys() - {run.pk for run in runs})
-        waited = waiting - still_waiting + older_queued
-        raise StartRefused(
-            f"This would leave {waiting} of your runs waiting for a free slot ({waited} "
-            f"wait already, and {asked} more were asked for); at most {limit} may wait. "
-            "Choose fewer targets or fewer repeats, or cancel some waiting runs, or try "
-            "again once some have started."
-        )

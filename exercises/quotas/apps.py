@@ -7,3 +7,11 @@ class QuotasConfig(AppConfig):
     name = "exercises.quotas"
     label = "quotas"
     verbose_name = "Quotas"
+
+    def ready(self) -> None:
+        # Every run the portal starts is checked against the quota (jobs/admission.py),
+        # and scans and purges go to Slurm by the jobs' one road (jobs/app_jobs.py).
+        from exercises.quotas.checks import run_problems
+        from jobs.admission import register_quota
+
+        register_quota(run_problems)

@@ -24,8 +24,12 @@ cluster a target's two canaries take 7-23 s of its 15 minutes (the command print
 each one's time and its share).
 
 Canaries run as WEATHER_ACCOUNT's cluster account (a portal login with one), through
-Slurm like any run (jobs.submission.start_run), as a calibration round runs as
-whoever started it. Their runs name no exercise, so no class figure, lab median or
+Slurm like any run, as a calibration round runs as whoever started it: by the rules
+every run passes (jobs/admission.py), the account's quota on the target included (a
+canary that would not fit is not run, and its reading says why), and the rate limit.
+One exemption, named where they start (`slots=False`): canaries are paced here, one
+per target at a time, and are no person's runs; they do not wait behind the cap a
+person's slots are. Their runs name no exercise, so no class figure, lab median or
 advisor figure ever counts a canary as a trainee's run; the reading keeps which
 exercise it ran."""
 
@@ -48,9 +52,10 @@ from exercises.catalogue.models import (
     StorageTarget,
 )
 from exercises.weather.models import Kind, Reading
+from jobs.admission import NOT_RUN, Refused, refused_run
 from jobs.engines import Workload
 from jobs.models import UNFINISHED_STATUSES, BenchmarkRun, RunStatus
-from jobs.submission import start_run
+from jobs.submission import new_run, start_run
 from portal import locks
 from portal.models import ClusterAccount
 from portal.units import MiB
@@ -144,9 +149,19 @@ def refused(profile: SiteProfile) -> Reading | None:
         .order_by("-run__created_at")
         .first()
     )
-    if latest and latest.run.status == RunStatus.FAILED and latest.run.slurm_job_id is None:
+    if latest and slurm_refused(latest.run):
         return latest
     return None
+
+
+def slurm_refused(run: BenchmarkRun) -> bool:
+    """Whether Slurm refused the canary's run: it failed before it had a job, and not
+    by the portal's own rules (a full quota: tried again at its next time)."""
+    return (
+        run.status == RunStatus.FAILED
+        and run.slurm_job_id is None
+        and not run.status_reason.startswith(NOT_RUN)
+    )
 
 
 @dataclass(frozen=True)
@@ -195,14 +210,24 @@ def _start(
     exercise: Exercise,
     usual: float | None,
 ) -> Reading:
-    run = start_run(
-        runner,
-        target,
-        bounded(exercise.workload),
-        engine=exercise.runs_with,
-        time_limit_minutes=min(exercise.time_limit_minutes, TIME_LIMIT_MINUTES),
+    """The canary's run and its reading, pending; or, refused by the rules every run
+    passes (the account's quota there), a run saved failed and a reading saying why."""
+    run = {
+        "engine": exercise.runs_with,
+        "time_limit_minutes": min(exercise.time_limit_minutes, TIME_LIMIT_MINUTES),
+    }
+    workload = bounded(exercise.workload)
+    problem = ""
+    try:
+        # Paced here, one per target at a time: the weather account's canaries hold
+        # no person's slot and wait behind none (the module's docstring).
+        started = start_run(runner, target, workload, slots=False, **run)
+    except Refused as refused:
+        started = refused_run(new_run(runner, target, workload, **run), str(refused))
+        problem = started.status_reason
+    return Reading.objects.create(
+        target=target, kind=kind, exercise=exercise, run=started, usual=usual, problem=problem
     )
-    return Reading.objects.create(target=target, kind=kind, exercise=exercise, run=run, usual=usual)
 
 
 def _latest(targets: list[StorageTarget]) -> dict[tuple[int, str], Reading]:

@@ -5,9 +5,9 @@ nothing back; and another account's runs are not held back by them."""
 
 import pytest
 
+from jobs.handover import submit
 from jobs.models import RunStatus
 from jobs.slurm import get_client
-from jobs.submission import submit
 from tests.runs import follow, make_run
 
 pytestmark = pytest.mark.django_db(transaction=True)

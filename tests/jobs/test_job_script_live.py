@@ -15,9 +15,10 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from exercises.catalogue.models import StorageTarget, StoredBy
+from jobs.handover import submit
 from jobs.models import RunStatus
 from jobs.scripts import job_spec
-from jobs.submission import start_run, submit
+from jobs.submission import start_run
 from jobs.sync import sync
 from tests.cluster import as_user, on_controller
 from tests.cluster24 import bridge_address

@@ -6,11 +6,12 @@ from pathlib import Path
 
 import pytest
 
-from jobs import submission
+from jobs import handover
+from jobs.handover import submit, submit_run
 from jobs.models import BenchmarkRun, RunStatus
 from jobs.slurm import SlurmConnectionError, get_client
 from jobs.slurm.models import JobState
-from jobs.submission import cancel, submit, submit_run
+from jobs.submission import cancel
 from tests.cluster import cpu_hog, trivial_job, wait_for_status
 from tests.runs import make_run
 
@@ -85,7 +86,7 @@ def test_a_retry_after_an_outage_takes_a_place_in_the_rate_limit_again(monkeypat
         retried.update(options)
         raise RuntimeError("retried")
 
-    monkeypatch.setattr(submission, "submit", away)
+    monkeypatch.setattr(handover, "submit", away)
     monkeypatch.setattr(submit_run, "retry", retry)
 
     # The run had waited for its place once (slot_taken) when slurmrestd went away.

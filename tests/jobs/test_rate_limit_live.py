@@ -8,7 +8,7 @@ import pytest
 from django.core.cache import cache
 
 from jobs import ratelimit
-from jobs.submission import resubmit_stale, submit, submit_run, submit_runs
+from jobs.handover import resubmit_stale, submit, submit_run, submit_runs
 from tests.runs import make_run
 
 
@@ -49,7 +49,7 @@ def test_a_run_waiting_for_its_place_is_not_enqueued_again(
     ratelimit.take_submit_slot()
     ratelimit.take_submit_slot()  # this second is full now
     enqueued = []
-    monkeypatch.setattr("jobs.submission.submit_runs.delay", enqueued.extend)
+    monkeypatch.setattr("jobs.handover.submit_runs.delay", enqueued.extend)
 
     with pytest.raises(ratelimit.RateLimited):
         submit(run.pk)

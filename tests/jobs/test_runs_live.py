@@ -7,9 +7,10 @@ from pathlib import Path
 import pytest
 
 from jobs.engines import Pattern
+from jobs.handover import submit
 from jobs.models import BenchmarkRun, RunStatus
 from jobs.slurm import get_client
-from jobs.submission import cancel, start_run, submit
+from jobs.submission import cancel, start_run
 from jobs.sync import sync
 from tests.cluster import cpu_hog, on_controller, wait_for_status
 from tests.cluster24 import answers

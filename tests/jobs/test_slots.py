@@ -14,9 +14,10 @@ from django.utils import timezone
 from exercises.catalogue.models import StorageTarget
 from exercises.courses.models import Course
 from jobs import slots
+from jobs.admission import queue_waiting
 from jobs.models import BenchmarkRun, RunStatus
 from jobs.states import transition
-from jobs.submission import cancel, queue_waiting
+from jobs.submission import cancel
 from jobs.sync import sync
 from portal.models import ClusterAccount
 from tests.runs import make_run
@@ -33,7 +34,7 @@ def account(make_user) -> ClusterAccount:
 def submitted(monkeypatch) -> list[int]:
     """The runs whose submission was enqueued (the broker stands aside)."""
     sent: list[int] = []
-    monkeypatch.setattr("jobs.submission.submit_runs.delay", sent.extend)
+    monkeypatch.setattr("jobs.handover.submit_runs.delay", sent.extend)
     return sent
 
 
@@ -145,7 +146,7 @@ def test_a_cancel_landing_during_a_promotion_gives_the_slot_to_the_next_run(
     promoter's read and its UPDATE: the cancel wins, the next run takes the slot, and
     only one does (the cancel's own promotion waits for the promoter's lock)."""
     settings.MAX_ACTIVE_RUNS_PER_USER = 1
-    monkeypatch.setattr("jobs.submission.submit_runs.delay", lambda run_ids: None)
+    monkeypatch.setattr("jobs.handover.submit_runs.delay", lambda run_ids: None)
     account = make_user("sl-trainee9").cluster_account
     target = StorageTarget.objects.create(
         profile=site, key="scratch", name="$SCRATCH", path_template="/srv/x/{user}"
@@ -198,7 +199,7 @@ def test_promoters_at_once_never_pass_the_cap(make_user, site, settings, monkeyp
     """Four workers (the sync, cancels, a click) promote the same user's runs at the
     same moment, with two slots free: two runs start, not eight."""
     settings.MAX_ACTIVE_RUNS_PER_USER = 2
-    monkeypatch.setattr("jobs.submission.submit_runs.delay", lambda run_ids: None)
+    monkeypatch.setattr("jobs.handover.submit_runs.delay", lambda run_ids: None)
     account = make_user("sl-trainee9").cluster_account
     target = StorageTarget.objects.create(
         profile=site, key="scratch", name="$SCRATCH", path_template="/srv/x/{user}"

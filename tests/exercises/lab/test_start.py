@@ -102,7 +102,7 @@ def test_clicks_at_once_cannot_pass_the_caps_together(
     going and five waiting: four go, five wait, one click is told why, never more."""
     settings.MAX_ACTIVE_RUNS_PER_USER = 4
     settings.MAX_WAITING_RUNS_PER_USER = 5
-    monkeypatch.setattr("jobs.submission.submit_runs.delay", lambda run_ids: None)
+    monkeypatch.setattr("jobs.handover.submit_runs.delay", lambda run_ids: None)
     ada = make_user("sl-ada")
     exercise = dev_profile.exercises.get(key="1a")
     chosen = targets(dev_profile, "home", "scratch", "tmp")

@@ -26,7 +26,7 @@ HTMX = {"HX-Request": "true", "HX-Target": "runs-panel"}
 def submitted(monkeypatch) -> list[int]:
     """The runs whose submission was enqueued (the broker stands aside)."""
     sent: list[int] = []
-    monkeypatch.setattr("jobs.submission.submit_runs.delay", sent.extend)
+    monkeypatch.setattr("jobs.handover.submit_runs.delay", sent.extend)
     return sent
 
 
@@ -283,7 +283,7 @@ def test_with_the_task_queue_down_the_notice_says_the_started_runs_wait_for_it(
     def broker_down(run_ids: list[int]) -> None:
         raise OperationalError("Error 111 connecting to 127.0.0.1:6379. Connection refused.")
 
-    monkeypatch.setattr("jobs.submission.submit_runs.delay", broker_down)
+    monkeypatch.setattr("jobs.handover.submit_runs.delay", broker_down)
     client.force_login(ada)
 
     panel = client.post("/lab/1a/runs", {"targets": ["scratch", "tmp"]}, headers=HTMX)

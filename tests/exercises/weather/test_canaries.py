@@ -20,6 +20,7 @@ from jobs.engines import Pattern, Workload
 from jobs.models import BenchmarkRun, RunResult, RunStatus
 from portal.units import GiB, KiB, MiB
 from tests.exercises.weather.weather import reading
+from tests.quotas import fill
 from tests.runs import make_run
 
 pytestmark = pytest.mark.django_db
@@ -91,6 +92,37 @@ def test_a_target_gets_one_canary_at_a_time_with_the_calibrated_usual(canary, de
     run = started.run
     assert run.cluster_username == "sl-weather" and run.exercise is None  # no trainee's figure
     assert run.workload == one_a.workload.model_dump(mode="json") and run.time_limit_minutes == 2
+
+
+def test_a_canary_the_weather_accounts_quota_has_no_room_for_is_not_run_and_says_why(
+    canary, dev_profile, settings
+) -> None:
+    """Canaries pass the quota every run passes (jobs/admission.py): on a target where
+    the weather account's quota is full, nothing goes to Slurm, the reading says why,
+    and the weather is not stopped (Slurm refused nothing)."""
+    settings.WEATHER_MINUTES = 15
+    fill(canary, "home", used=GiB, bytes_hard=GiB)
+    home = dev_profile.targets.get(key="home")
+
+    (full,) = canaries.step(dev_profile, every_kind_due, [home]).started
+
+    assert full.problem.startswith("Not run: This run needs 64 MiB on $HOME, but only 0 B")
+    assert full.settled and full.figure is None
+    assert full.run.status == RunStatus.FAILED and full.run.slurm_job_id is None
+    assert canaries.refused(dev_profile) is None
+    assert not canaries.status(dev_profile).startswith("Stopped")
+
+
+def test_canaries_hold_no_slot_of_the_weather_account(canary, dev_profile, settings) -> None:
+    """Exemption `slots=False`: canaries are paced by the weather's own lock, one per
+    target at a time; the weather account's runs going make none of them wait."""
+    settings.MAX_ACTIVE_RUNS_PER_USER = 1
+    make_run(canary, dev_profile.targets.get(key="home"), status=RunStatus.RUNNING)
+    two = list(dev_profile.targets.filter(key__in=["global", "tmp"]))
+
+    started = canaries.step(dev_profile, every_kind_due, two).started
+
+    assert [r.run.status for r in started] == [RunStatus.QUEUED, RunStatus.QUEUED]
 
 
 def test_the_schedule_starts_what_is_due_and_stops_once_slurm_refused(

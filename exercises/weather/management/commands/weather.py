@@ -22,7 +22,6 @@ from exercises.catalogue.profiles import profile_for_command
 from exercises.weather import canaries, readings
 from exercises.weather.models import Kind, Reading
 from exercises.weather.pages import UNIT
-from jobs.models import RunStatus
 
 Round = dict[tuple[int, str], Reading]  # (target id, kind) -> this round's reading
 
@@ -122,7 +121,7 @@ def _not_yet(found: Round) -> canaries.Due:
 def _stop_if_refused(found: Round) -> None:
     for reading in found.values():
         run = reading.run
-        if run.status == RunStatus.FAILED and run.slurm_job_id is None:
+        if canaries.slurm_refused(run):
             raise CommandError(
                 f"Slurm refused the canary on {reading.target.name} ({run.status_reason}). "
                 "The weather has stopped: no canary starts by itself until a "
