@@ -20,6 +20,10 @@ from jobs.places import shell_word
 from jobs.slurm import JobSpec
 from portal.units import iec
 
+# The variable a job finds its secret in, for its posts to the portal (runs here, the
+# apps' jobs in jobs/app_jobs.py); its script moves it into a private file at once.
+CALLBACK_ENV = "STORAGELAB_RESULT_TOKEN"
+
 
 def result_url(run: BenchmarkRun) -> str:
     path = reverse("jobs:run-result", kwargs={"key": run.key})
@@ -164,6 +168,6 @@ def job_spec(run: BenchmarkRun, script: str, token: str) -> JobSpec:
         environment={
             "PATH": settings.JOB_PATH,
             "USER": run.cluster_username,
-            "STORAGELAB_RESULT_TOKEN": token,
+            CALLBACK_ENV: token,
         },
     )

@@ -2,7 +2,9 @@
 on the targets it has a directory of its own on, whose answer comes back once.
 
 - `start(account, kind)`: one going per account and kind (a double click, or a second
-  start within SCAN_AGAIN_MINUTES, is given the same scan); the job script
+  start within SCAN_AGAIN_MINUTES, is given the same scan), handed to Slurm by the
+  jobs' one road (jobs/app_jobs.py: a Celery task, after its place in the rate limit;
+  scan_jobs.py says how a scan becomes its job there); the job script
   (templates/quotas/scan_job.sh) carries the program (treewalk.py's walk, then
   scanner.py: the scan, or the purge) and only values the portal made: validated
   directories, numbers, the site's checked patterns, in one JSON argument.
@@ -36,8 +38,9 @@ from exercises.catalogue.models import StorageTarget
 from exercises.quotas import notices, scanner, treewalk
 from exercises.quotas.models import StorageScan
 from exercises.quotas.status import forget_alerts
+from jobs import app_jobs
 from jobs.results import ResultRefused, header_number, token_hash
-from jobs.slurm import JobSpec, SlurmError, get_client
+from jobs.slurm import SlurmError, get_client
 from portal.models import ClusterAccount
 
 log = logging.getLogger(__name__)
@@ -128,10 +131,12 @@ def start(
     *,
     again: bool = False,
 ) -> StorageScan:
-    """The account's scan (or purge) job, submitted as the account: one already going is
-    returned as it is, and so is one started within SCAN_AGAIN_MINUTES unless `again`.
-    Slurm's refusal ends the scan failed, saying why."""
-    targets = scannable(targets) if kind == StorageScan.Kind.SCAN else purged_here(targets)
+    """The account's scan (or purge) of the site's `targets` (those it can run on): one
+    already going is returned as it is, and so is one started within SCAN_AGAIN_MINUTES
+    unless `again`. A new one is saved and its job queued: a Celery task hands it to
+    Slurm once this commits, after its place in the rate limit (jobs/app_jobs.py), never
+    this caller (a page's request); Slurm's refusal ends it failed, saying why."""
+    targets = runs_on(kind, targets)
     with transaction.atomic():
         # One start at a time per account: two clicks wait for each other here.
         ClusterAccount.objects.select_for_update().filter(pk=account.pk).first()
@@ -143,49 +148,36 @@ def start(
             )
             if recent.status == StorageScan.Status.SUBMITTED or (fresh and not again):
                 return recent
-        token = secrets.token_urlsafe(32)
         now = timezone.now()
-        minutes = time_limit_minutes(len(targets))
         scan = StorageScan.objects.create(
             account=account,
             kind=kind,
             key=uuid.uuid4(),
-            token_hash=token_hash(token),
+            # Replaced by the hash of the secret that goes with the job (jobs/app_jobs.py).
+            token_hash=token_hash(secrets.token_urlsafe(32)),
             started_at=now,
-            # Its time in Slurm, and the answer's way back.
-            deadline=now + timedelta(minutes=minutes) + ANSWER_GRACE,
+            # Its time in Slurm, and the answer's way back; counted again from when
+            # Slurm took the job (ScanJobs.submitted).
+            deadline=now + timedelta(minutes=time_limit_minutes(len(targets))) + ANSWER_GRACE,
         )
-    # Submitted once the scan is committed: its job may answer at once, and a second
-    # start meanwhile finds this one going.
+        if targets:
+            app_jobs.queue(JOB_KIND, scan.pk)
     if not targets:
-        _fail(scan, "there is no target here this can run on")
-        return scan
-    spec = JobSpec(
-        name=f"storagelab-{kind}-{str(scan.key)[:8]}",
-        script=render_script(scan, targets),
-        partition=settings.SLURM_PARTITION,
-        working_directory="/",
-        standard_output="/dev/null",
-        time_limit_minutes=minutes,
-        tasks=1,
-        nodes=1,
-        environment={
-            "PATH": settings.JOB_PATH,
-            "USER": account.username,
-            "STORAGELAB_RESULT_TOKEN": token,
-        },
-    )
-    try:
-        job_id = get_client().submit(account.username, spec)
-    except SlurmError as e:
-        _fail(scan, f"Slurm did not take the {kind} job: {e}")
-        return scan
-    StorageScan.objects.filter(pk=scan.pk).update(slurm_job_id=job_id)
-    scan.slurm_job_id = job_id
+        fail(scan, "there is no target here this can run on")
     return scan
 
 
-def _fail(scan: StorageScan, why: str) -> bool:
+def runs_on(kind: str, targets: list[StorageTarget]) -> list[StorageTarget]:
+    """The targets a scan or a purge runs on, of `targets`."""
+    return scannable(targets) if kind == StorageScan.Kind.SCAN else purged_here(targets)
+
+
+# The kind of job a scan or a purge is on the jobs' road (scan_jobs.py, registered from
+# apps.py).
+JOB_KIND = "storage-scan"
+
+
+def fail(scan: StorageScan, why: str) -> bool:
     """Ends a running scan failed; False if it had ended already."""
     ended = StorageScan.objects.filter(pk=scan.pk, status=StorageScan.Status.SUBMITTED).update(
         status=StorageScan.Status.FAILED, error=why[:ERROR_MAX_CHARS], ended_at=timezone.now()
@@ -202,7 +194,7 @@ def follow(scan: StorageScan) -> StorageScan:
     now = timezone.now()
     if scan.deadline and now > scan.deadline:
         minutes = (scan.deadline - scan.started_at).total_seconds() / 60
-        _fail(scan, f"no answer came within {minutes:.0f} minutes")
+        fail(scan, f"no answer came within {minutes:.0f} minutes")
         return scan
     if scan.slurm_job_id is None:
         return scan  # being submitted (or its starter died: the deadline ends it)
@@ -212,7 +204,7 @@ def follow(scan: StorageScan) -> StorageScan:
         return scan  # Slurm does not answer now: the next look may
     ended = job.end_time or now
     if job.state.finished and now - ended > ANSWER_GRACE:
-        _fail(scan, f"its job ended ({job.state.value.lower()}) without sending an answer")
+        fail(scan, f"its job ended ({job.state.value.lower()}) without sending an answer")
     return scan
 
 
@@ -304,13 +296,13 @@ def receive(scan: StorageScan, token: str, body: bytes, exit_header: str) -> Non
     if exit_status != 0:
         said = "".join(c if c.isprintable() else " " for c in body.decode(errors="replace"))
         detail = f": {said.strip()[-200:]}" if said.strip() else ""
-        _fail(scan, f"the {scan.kind} job failed (exit status {exit_status}){detail}")
+        fail(scan, f"the {scan.kind} job failed (exit status {exit_status}){detail}")
         return
     try:
         found = _checked(scan, body)
     except ValueError as e:
         log.warning("storage %s %s: its answer was refused: %s", scan.kind, scan.key, e)
-        _fail(scan, f"its answer could not be read ({e})")
+        fail(scan, f"its answer could not be read ({e})")
         return
     StorageScan.objects.filter(pk=scan.pk, status=StorageScan.Status.SUBMITTED).update(
         status=StorageScan.Status.DONE, found=found, ended_at=timezone.now()

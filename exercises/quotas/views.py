@@ -83,7 +83,9 @@ def outlook(request: HttpRequest) -> HttpResponse:
 @login_required
 def scan_start(request: HttpRequest) -> HttpResponseBase:
     """Starts a scan of the user's directories (one going at a time; a second click, or
-    one within SCAN_AGAIN_MINUTES of the last, gets that one)."""
+    one within SCAN_AGAIN_MINUTES of the last, gets that one). This request saves it
+    only: a Celery task hands its job to Slurm (jobs/app_jobs.py), and the scan's card
+    follows it, Slurm's refusal included."""
     account = ClusterAccount.objects.filter(user=request.user).first()
     if account is None:
         messages.error(request, "Your login has no cluster account: there is nothing to scan.")

@@ -119,7 +119,7 @@ def test_a_second_click_gets_the_same_scan_and_a_refusal_says_why(
     assert set(first.found) == {"home", "global", "scratch", "tmp", "binfs", "work", "project"}
 
     settings.SLURM_PARTITION = "no-such-partition"
-    refused = scans.start(account, targets, again=True)
+    refused = wait_for(scans.start(account, targets, again=True))
 
     assert refused.status == StorageScan.Status.FAILED
-    assert refused.error.startswith("Slurm did not take the scan job:")
+    assert refused.error.startswith("Slurm did not take the job:")
