@@ -17,6 +17,7 @@ from django.urls import reverse
 from jobs.engines import Target, get_engine
 from jobs.models import BenchmarkRun
 from jobs.places import shell_word
+from jobs.room import need
 from jobs.slurm import JobSpec
 from portal.units import iec
 
@@ -105,6 +106,22 @@ def darshan_context(run: BenchmarkRun) -> dict:
     }
 
 
+# Besides its logs, Darshan's directory on a shared target holds a directory of them,
+# their configuration and their bundle.
+DARSHAN_FILES = DARSHAN_LOGS_MAX + 3
+# The job script's exit status when the target's filesystem has fewer free inodes than
+# the run needs (EX_CANTCREAT): jobs/sync.py says "no room".
+NO_ROOM = 73
+
+
+def files_needed(run: BenchmarkRun) -> int:
+    """The inodes the run takes on its target at most (jobs/room.py), Darshan's there
+    included: the job checks the filesystem has them free before it makes any."""
+    darshan = darshan_context(run)
+    on_target = DARSHAN_FILES if darshan.get("darshan_on_target") else 0
+    return need(run.workload_params).files + on_target
+
+
 def render_script(run: BenchmarkRun) -> str:
     engine = get_engine(run.engine)
     # A directory only the node knows is the benchmark's working directory, named ".".
@@ -132,6 +149,7 @@ def render_script(run: BenchmarkRun) -> str:
             # The job's output file, but for the job id: the script knows that one.
             "output_stem": shell_word(run.output_file("").removesuffix(".out")),
             "command": shlex.join(argv),
+            "files_needed": files_needed(run),
             "max_bytes": settings.RESULT_MAX_BYTES,
             "retry_seconds": settings.RESULT_RETRY_SECONDS,
             "result_url": shlex.quote(result_url(run)),

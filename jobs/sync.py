@@ -15,6 +15,7 @@ from jobs.admission import queue_waiting_everywhere
 from jobs.handover import resubmit_stale
 from jobs.models import IN_SLURM_STATUSES, UNFINISHED_STATUSES, BenchmarkRun, RunStatus
 from jobs.results import send_stranded
+from jobs.scripts import NO_ROOM
 from jobs.slurm import SlurmError, SlurmJob, get_client
 from jobs.slurm.hostlist import clipped
 from jobs.slurm.models import JobList, JobState
@@ -163,6 +164,13 @@ def explain(job: SlurmJob, status: RunStatus, output: str) -> str:
                 "set on the node), as every directory above it (root's or yours, writable by "
                 "no one else unless sticky, as /tmp), and the run's own directory must not "
                 f"exist yet. {where}"
+            )
+        if job.return_code == NO_ROOM:
+            return (
+                "Nothing was run: when the job started, the target's filesystem had fewer "
+                "free inodes than this run makes files at once. Every file takes one, and "
+                "other users share them: the run would have filled it up for them. Choose "
+                f"another target, or try again later. {where}"
             )
         if job.return_code == NOT_BTRFS:
             return (

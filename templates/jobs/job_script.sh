@@ -59,6 +59,16 @@ while [ "$parent" != / ]; do
     exit 78
   fi
 done
+# Room for the run's files, each an inode of a filesystem other users share: one with a
+# fixed number of them (ext4, XFS, a Lustre metadata target) that has fewer free than
+# this run makes at once is not filled up for them; nothing runs (the portal reads the
+# exit status as "no room"). One that makes inodes as it needs them (btrfs) counts
+# none: no check. Checked here, on the node, as the files are about to be made.
+read -r inodes free < <(stat -f -c '%c %d' -- "$target_dir") || inodes=0
+if [ "${inodes:-0}" -gt 0 ] && [ "${free:-0}" -lt {{ files_needed }} ]; then
+  say "$target_dir has ${free:-0} free inodes, fewer than the {{ files_needed }} this run needs; nothing was run"
+  exit 73
+fi
 # The job's output file, from here on: in a directory no other user can name a file in.
 exec >"$output" 2>&1
 {% if stored_by == "btrfs" %}# The target compresses: btrfs counts what a subvolume stored, so the run's directory
@@ -119,38 +129,19 @@ echo "Storage Lab: the output of {{ engine }} follows (exit status $status)"
 cat -- "$result"
 echo "Storage Lab: end of the output of {{ engine }}"
 
-# Send the output back, cut to the size the portal accepts, which takes it once.
-# A portal that does not answer (a restart, a deploy, a proxy's blip) is asked again,
-# with pauses growing to 30 s, for {{ retry_seconds }} s; a refusal is final: a wrong
-# secret (403), a run that is gone (404), a post already taken (409). -q: no .curlrc
-# of anyone's is read.
+# Send the output back, cut to the size the portal accepts, which takes it once; tried
+# for {{ retry_seconds }} s while the portal does not answer (post_back, below).
 truncate --size="<{{ max_bytes }}" -- "$result"
-post() {
-  curl -q --silent --show-error --max-time 30 --output /dev/null --write-out '%{http_code}' \
-    -H @"$secret" -H "X-Benchmark-Exit: $status" -H "Content-Type: text/plain; charset=utf-8" \
-    --data-binary @"$result" {{ result_url }}
-}
-give_up=$((SECONDS + {{ retry_seconds }})) pause=1 delivered=""
-while :; do
-  code=$(post) || true
-  case "$code" in
-  2??) delivered=1; break ;;
-  409) say "the portal had this result already"; delivered=1; break ;;
-  4??) [ "$code" = 408 ] || [ "$code" = 429 ] || {
-    say "the portal refused the result (HTTP $code)"
-    break
-  } ;;
-  esac
-  if [ "$SECONDS" -ge "$give_up" ]; then
-    say "could not send the result to the portal for {{ retry_seconds }} s (last answer: ${code:-none}); it is above, in this file"
-    break
-  fi
-  sleep "$pause"
-  pause=$((pause < 16 ? pause * 2 : 30))
-done
+{% include "jobs/post_back.sh" %}delivered=""
+if post_back {{ result_url }} "$result" {{ retry_seconds }} result -H "X-Benchmark-Exit: $status" \
+  -H "Content-Type: text/plain; charset=utf-8"; then
+  delivered=1
+else
+  say "the output is above, in this file"
+fi
 {% if darshan %}
 # Then the run's Darshan logs, one after the other with their sizes (or why there are
-# none), in one post the portal takes once; tried for about a minute: the figure is home.
+# none), in one post the portal takes once; tried for a minute: the figure is home.
 send_logs() {
   local logs=("$darshan_dir"/logs/*.darshan) bundle="$darshan_dir/bundle" missing="" sizes=""
   if [ ! -e "${logs[0]}" ]; then
@@ -162,16 +153,13 @@ send_logs() {
     cat -- "${logs[@]}" >"$bundle"
     [ "$(stat -c %s -- "$bundle")" -le {{ darshan_max_bytes }} ] || missing=big
   fi
-  local header=(-H "X-Darshan-Sizes: $sizes") body=(--data-binary @"$bundle")
-  [ -z "$missing" ] || { header=(-H "X-Darshan-Missing: $missing"); body=(--data-binary ""); }
-  for pause in 1 2 4 8 16 30; do
-    code=$(curl -q --silent --show-error --max-time 30 --output /dev/null --write-out '%{http_code}' \
-      -H @"$secret" "${header[@]}" -H "Content-Type: application/octet-stream" "${body[@]}" \
-      {{ logs_url }}) || true
-    case "$code" in 2?? | 4??) break ;; esac
-    sleep "$pause"
-  done
-  case "$code" in 2?? | 409) ;; *) say "the portal did not take the run's Darshan logs (HTTP ${code:-none})" ;; esac
+  if [ -n "$missing" ]; then
+    post_back {{ logs_url }} /dev/null 60 "run's Darshan logs" -H "X-Darshan-Missing: $missing" \
+      -H "Content-Type: application/octet-stream"
+  else
+    post_back {{ logs_url }} "$bundle" 60 "run's Darshan logs" -H "X-Darshan-Sizes: $sizes" \
+      -H "Content-Type: application/octet-stream"
+  fi
 }
 [ -z "$delivered" ] || send_logs
 {% endif %}

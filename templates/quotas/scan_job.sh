@@ -29,21 +29,7 @@ status=$?
 # The answer, or (the program failed) the last of what it said, to the portal, tried
 # again for {{ retry_seconds }} s while the portal does not answer; a refusal is final.
 [ "$status" = 0 ] || tail -c 400 -- "$said" >"$result"
-give_up=$((SECONDS + {{ retry_seconds }})) pause=1
-while :; do
-  code=$(curl -q --silent --show-error --max-time 30 --output /dev/null --write-out '%{http_code}' \
-    -H @"$secret" -H "X-Scan-Exit: $status" -H "Content-Type: application/json" \
-    --data-binary @"$result" {{ result_url }}) || true
-  case "$code" in
-  2?? | 409) break ;;
-  4??) [ "$code" = 408 ] || [ "$code" = 429 ] || { say "the portal refused the answer (HTTP $code)"; break; } ;;
-  esac
-  if [ "$SECONDS" -ge "$give_up" ]; then
-    say "could not send the answer to the portal for {{ retry_seconds }} s (last: ${code:-none})"
-    break
-  fi
-  sleep "$pause"
-  pause=$((pause < 16 ? pause * 2 : 30))
-done
+{% include "jobs/post_back.sh" %}post_back {{ result_url }} "$result" {{ retry_seconds }} answer -H "X-Scan-Exit: $status" \
+  -H "Content-Type: application/json"
 exit "$status"
 {% endautoescape %}

@@ -7,7 +7,7 @@ import subprocess
 import pytest
 
 from jobs.engines.base import KiB, MiB, Pattern, Workload
-from jobs.scripts import job_spec, render_script
+from jobs.scripts import DARSHAN_FILES, files_needed, job_spec, render_script
 from tests.runs import make_run
 
 pytestmark = pytest.mark.django_db
@@ -157,3 +157,23 @@ def test_slurm_opens_no_file_of_a_run_on_a_path_either(trainee_account, disk_tar
     assert "exit 78" in checks and 'while [ "$parent" != / ]' in checks
     assert 'mkdir -- "$run_dir"' in rest  # nothing made before the checks passed
     assert subprocess.run(["bash", "-n"], input=script, text=True).returncode == 0
+
+
+def test_a_run_asks_its_node_for_an_inode_for_every_file_it_makes(
+    make_user, disk_target, settings
+) -> None:
+    """1,600 files of mdtest, its directory and its output file; and Darshan's logs where
+    they go beside them (a shared target): the job finds them free or runs nothing
+    (test_job_script_live.py)."""
+    settings.RUN_DARSHAN_RUNTIME = ""
+    small_files = workload(
+        8, block_size=16 * KiB, size_per_process=200 * 16 * KiB, files_per_process=200
+    )
+    run = make_run(
+        make_user("sl-inodes").cluster_account, disk_target, engine="mdtest", workload=small_files
+    )
+
+    assert files_needed(run) == 1602
+    assert '[ "${free:-0}" -lt 1602 ]' in render_script(run)
+    settings.RUN_DARSHAN_RUNTIME = "/usr/lib/libdarshan.so"
+    assert files_needed(run) == 1602 + DARSHAN_FILES

@@ -1,11 +1,13 @@
 """What the job script does on the node, with other users on it: the run's secret
-never shows on a command line, and the run works only in a directory that is the
-user's alone (real jobs on the dev cluster, real Unix accounts)."""
+never shows on a command line, the run works only in a directory that is the user's
+alone, and it makes no files where the filesystem has no inodes left for them (real
+jobs on the dev cluster, real Unix accounts)."""
 
 import http.server
 import io
 import pwd
 import shutil
+import subprocess
 import threading
 import time
 from collections.abc import Iterator
@@ -15,9 +17,10 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from exercises.catalogue.models import StorageTarget, StoredBy
+from exercises.lab.start import start_exercise_run
 from jobs.handover import submit
 from jobs.models import RunStatus
-from jobs.scripts import job_spec
+from jobs.scripts import NO_ROOM, job_spec
 from jobs.submission import start_run
 from jobs.sync import sync
 from tests.cluster import as_user, on_controller
@@ -301,3 +304,27 @@ def test_a_run_where_btrfs_should_be_but_is_not_says_so_and_runs_nothing(
     assert run.status == RunStatus.FAILED
     assert "its directory is not on btrfs" in run.status_reason, run.status_reason
     assert not Path(run.run_directory).exists()
+
+
+def test_a_target_with_fewer_free_inodes_than_the_run_makes_runs_nothing_and_says_so(
+    live_portal, make_cluster_username, make_user, dev_profile
+) -> None:
+    """Exercise 6 makes 1,600 files at once; the account's $TMPDIR (a tmpfs of its own,
+    which the nodes see) is left 64 inodes. The job checks on its node before it makes
+    anything, and the run says why nothing ran; a run of one file goes on there."""
+    account = make_user(make_cluster_username()).cluster_account
+    tmp = Path("/dev/shm/storagelab") / account.username
+    subprocess.run(["mount", "-o", "remount,nr_inodes=64", str(tmp)], check=True)
+    target = dev_profile.targets.get(key="tmp")
+    many = start_exercise_run(account, dev_profile.exercises.get(key="6"), target)
+    one = start_exercise_run(account, dev_profile.exercises.get(key="1a"), target)
+
+    many, one = follow(many, one)
+
+    assert many.status == RunStatus.FAILED and many.exit_code == NO_ROOM
+    assert many.status_reason.startswith(
+        "Nothing was run: when the job started, the target's filesystem had fewer free inodes"
+    )
+    assert many.result_received_at is None
+    assert one.status == RunStatus.COMPLETED and one.result.write_mib_s > 0, one.status_reason
+    assert list(tmp.iterdir()) == []  # nothing of either run is left
