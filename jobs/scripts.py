@@ -68,6 +68,8 @@ def comment_safe(text: str) -> str:
 # At most this many logs are sent (a process each, and the one that started them):
 # jobio/darshan.py reads no more (RUN_LOGS_MAX).
 DARSHAN_LOGS_MAX = 16
+# The logs' post is tried for this long: the figure is home, and they are no more.
+DARSHAN_POST_SECONDS = 60
 # A run directory Darshan's configuration can name as a plain regular expression.
 PLAIN_PATH = re.compile(r"/[A-Za-z0-9/._-]+")
 
@@ -98,6 +100,7 @@ def darshan_context(run: BenchmarkRun) -> dict:
         # The benchmark's processes only, not its launcher's (mpirun, its daemons, srun).
         "darshan_app": shlex.quote(f"APP_INCLUDE (^|/){run.engine}$"),
         "darshan_logs_max": DARSHAN_LOGS_MAX,
+        "darshan_post_seconds": DARSHAN_POST_SECONDS,
         "darshan_max_bytes": settings.RUN_DARSHAN_MAX_BYTES,
         "logs_url": shlex.quote(
             settings.PORTAL_CALLBACK_URL.rstrip("/")

@@ -141,7 +141,7 @@ else
 fi
 {% if darshan %}
 # Then the run's Darshan logs, one after the other with their sizes (or why there are
-# none), in one post the portal takes once; tried for a minute: the figure is home.
+# none), in one post the portal takes once; tried for {{ darshan_post_seconds }} s: the figure is home.
 send_logs() {
   local logs=("$darshan_dir"/logs/*.darshan) bundle="$darshan_dir/bundle" missing="" sizes=""
   if [ ! -e "${logs[0]}" ]; then
@@ -154,10 +154,10 @@ send_logs() {
     [ "$(stat -c %s -- "$bundle")" -le {{ darshan_max_bytes }} ] || missing=big
   fi
   if [ -n "$missing" ]; then
-    post_back {{ logs_url }} /dev/null 60 "run's Darshan logs" -H "X-Darshan-Missing: $missing" \
+    post_back {{ logs_url }} /dev/null {{ darshan_post_seconds }} "run's Darshan logs" -H "X-Darshan-Missing: $missing" \
       -H "Content-Type: application/octet-stream"
   else
-    post_back {{ logs_url }} "$bundle" 60 "run's Darshan logs" -H "X-Darshan-Sizes: $sizes" \
+    post_back {{ logs_url }} "$bundle" {{ darshan_post_seconds }} "run's Darshan logs" -H "X-Darshan-Sizes: $sizes" \
       -H "Content-Type: application/octet-stream"
   fi
 }
