@@ -16,9 +16,14 @@ user's cluster account row (two clicks at once cannot both start):
 5. at most REPLAYS_PER_DAY started in the last 24 hours;
 6. then the rules every run of the portal passes (jobs/admission.py: admit): no run
    makes more than REPLAY_MAX_FILES files at once; the replay's files fit in what is
-   left of the user's quota on each target; the runs fit in the user's free slots or
-   wait for them, as a lab start's do, and go to Slurm one after another
-   (RUNS_IN_TURN): the targets of one replay do not measure each other.
+   left of the user's quota on each target (a 4 KiB block a file); the runs fit in the
+   user's free slots or wait for them, as a lab start's do, and go to Slurm one after
+   another (RUNS_IN_TURN): the targets of one replay do not measure each other.
+
+A replay of many files on a target where the user's file quota is unknown is not
+refused: it is held to REPLAY_MAX_FILES at once like every replay, its page says so,
+and its job makes no file unless the filesystem has an inode free for each
+(jobs/room.py, templates/jobs/job_script.sh).
 
 Each target's run is sized for that target (jobio/sizing.py): it goes for the replay's
 seconds however fast the target is, and says how it was sized (Replay.sized).
@@ -35,9 +40,10 @@ from django.utils import timezone
 from exercises.advisor.job_io import JobIO
 from exercises.catalogue.models import StorageTarget
 from exercises.catalogue.profiles import active
+from exercises.quotas.checks import files_known
 from jobio.models import JobCheck, Replay
 from jobio.replay import NotReplayable, replay_of
-from jobio.sizing import sized_runs
+from jobio.sizing import Sized, sized_runs
 from jobs.admission import Refused, admit
 from jobs.engines import Workload
 from jobs.models import UNFINISHED_STATUSES, BenchmarkRun
@@ -104,6 +110,7 @@ def start_replay(
                 f"You started {today} replays in the last 24 hours, the most this site "
                 "allows in a day: start this one tomorrow, or ask the HPC support team."
             )
+        said = _what_bounds_the_files(account, targets, sized)
         replay = Replay.objects.create(
             user=user,
             check_of=check,
@@ -113,7 +120,7 @@ def start_replay(
             replay_bytes=planned.replay_bytes,
             kept=list(planned.kept),
             not_kept=list(planned.not_kept),
-            sized={key: it.said for key, it in sized.items() if it.said},
+            sized={key: text for key, text in said.items() if text},
         )
         # Each target's own run: mdtest's may make more files at once on a fast one.
         runs = [_run(account, replay, sized[t.key].workload, t) for t in targets]
@@ -122,6 +129,27 @@ def start_replay(
         except Refused as refused:  # the replay's row goes with the transaction
             raise ReplayRefused(str(refused)) from None
     return replay, True
+
+
+def _what_bounds_the_files(
+    account: ClusterAccount, targets: list[StorageTarget], sized: dict[str, Sized]
+) -> dict[str, str]:
+    """Target key -> how its run was sized, and, for a run of many files on a target
+    where the user's file quota is unknown (the quota check cannot count them), that
+    the bound of files at once holds them: the replay is scaled to it, not refused
+    (1 query)."""
+    known = files_known(account, targets)
+    said = {t.key: sized[t.key].said for t in targets}
+    for target in targets:
+        if sized[target.key].workload.files_per_process > 1 and target.pk not in known:
+            bound = (
+                f"your file quota on {target.name} is not known here, so the replay makes "
+                f"at most {settings.REPLAY_MAX_FILES:,} files there at once (the site's "
+                "bound), and its job makes none unless the filesystem has an inode free "
+                "for each"
+            )
+            said[target.key] = "; ".join(text for text in (said[target.key], bound) if text)
+    return said
 
 
 def _run(

@@ -44,6 +44,18 @@ def run_problems(account: ClusterAccount, runs: list[BenchmarkRun]) -> list[str 
     ]
 
 
+def files_known(account: ClusterAccount, targets: list[StorageTarget]) -> set[int]:
+    """The targets (ids) where a limit of the account's files is known, collected and
+    current: there the quota check counts files; elsewhere only the filesystem does
+    (1 query)."""
+    quotas = Quota.objects.filter(account=account, target__in=targets)
+    return {
+        q.target_id
+        for q in quotas
+        if q.known and any(m.what == "Files" and m.limit is not None for m in meters(q))
+    }
+
+
 def _problem(
     quota: Quota | None, account: ClusterAccount, target: StorageTarget, workload: Workload
 ) -> str | None:

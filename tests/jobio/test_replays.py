@@ -8,14 +8,17 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
+from exercises.advisor.job_io import SIZE_BINS, JobIO
 from exercises.catalogue.models import SiteProfile, StorageTarget
-from jobio.models import Replay
+from jobio.models import CheckSource, JobCheck, Replay
 from jobio.replays import ReplayRefused, start_replay, time_limit_minutes
 from jobs.engines import Workload
 from jobs.models import BenchmarkRun, RunStatus
+from jobs.room import files_at_once, need
 from tests.jobio.logs import checked
+from tests.quotas import fill
 
-MiB = 2**20
+KiB, MiB, GiB = 2**10, 2**20, 2**30
 
 
 @pytest.fixture
@@ -127,3 +130,66 @@ def test_a_target_of_another_site_starts_nothing(ada, targets) -> None:
     with pytest.raises(ReplayRefused, match=r"\$LUSTRE is not a storage target of this site"):
         start_replay(ada, checked(ada), [*targets[:1], other])
     assert not Replay.objects.exists()
+
+
+def million_tiny_files(user) -> JobCheck:
+    """A check of a job whose 8 processes each wrote 125,000 files of 512 B: a million
+    files, 512 MB."""
+    io = JobIO(
+        job_id=9, uid=1000, nprocs=8, run_time_s=600.0, exe="./unpack",
+        bytes_written=512 * 10**6, bytes_read=0, writes=10**6, reads=0,
+        write_sizes=(0, 10**6) + (0,) * (len(SIZE_BINS) - 2), read_sizes=(0,) * len(SIZE_BINS),
+        sequential_requests=0, consecutive_requests=0, first_requests=10**6, files=10**6,
+        shared_files=0, footprint_bytes=512 * 10**6, meta_time_s=500.0, io_time_s=60.0,
+        common_sizes=((512, 10**6),), syncs=0,
+    )  # fmt: skip
+    return JobCheck.objects.create(
+        user=user, source=CheckSource.UPLOAD, label="Upload: unpack", io=io.to_json()
+    )
+
+
+def test_a_job_of_a_million_tiny_files_replays_no_more_files_at_once_than_the_bound(
+    ada, dev_profile, settings
+) -> None:
+    """The bound is near the lab's largest exercise (6: 8 x 200 files), not 20,000: a
+    replay costs a filesystem everyone shares no more inodes than the lab does."""
+    settings.REPLAY_SECONDS = 3
+    chosen = list(dev_profile.targets.filter(key__in=["global", "tmp"]))
+
+    replay, _ = start_replay(ada, million_tiny_files(ada), chosen)
+
+    assert replay.engine == "mdtest" and settings.REPLAY_MAX_FILES == 2000
+    for run in replay.runs.all():
+        workload = run.workload_params
+        assert files_at_once(workload) <= 2000
+        assert need(workload).bytes == files_at_once(workload) * 4 * KiB  # a block a file
+    assert any("the most a replay keeps at once (2,000 files" in said for said in replay.not_kept)
+
+
+def test_where_the_file_quota_is_unknown_the_page_says_the_bound_holds_the_replay(
+    ada, dev_profile, settings
+) -> None:
+    settings.REPLAY_SECONDS = 3
+    fill(ada.cluster_account, "global", MiB, bytes_hard=10 * GiB, files_used=10, files_hard=10**6)
+    chosen = list(dev_profile.targets.filter(key__in=["global", "tmp"]))
+
+    replay, _ = start_replay(ada, million_tiny_files(ada), chosen)
+
+    bound = (
+        "your file quota on $TMPDIR is not known here, so the replay makes at most 2,000 "
+        "files there at once (the site's bound)"
+    )
+    assert bound in replay.sized["tmp"]
+    assert "file quota" not in replay.sized.get("global", "")
+
+
+def test_a_replay_whose_files_the_file_quota_has_no_room_for_is_refused(
+    ada, dev_profile, settings
+) -> None:
+    settings.REPLAY_SECONDS = 3
+    fill(ada.cluster_account, "tmp", MiB, bytes_hard=2 * GiB, files_used=99_000, files_hard=10**5)
+
+    with pytest.raises(ReplayRefused, match=r"needs 2,002 files on \$TMPDIR, but only 1,000 files"):
+        start_replay(ada, million_tiny_files(ada), [dev_profile.targets.get(key="tmp")])
+
+    assert not Replay.objects.exists() and not BenchmarkRun.objects.exists()
